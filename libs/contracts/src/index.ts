@@ -1,0 +1,52 @@
+export * from "./errors.js";
+export * from "./gen/gateway/v1/agents.pb.js";
+export { ErrorCode, RpcError, RpcReply } from "./gen/gateway/v1/common.pb.js";
+export { ClientEvent } from "./gen/gateway/v1/events.pb.js";
+export {
+  RunAbort,
+  RunHistoryMessage,
+  RunRequest,
+  ToolsInvokeRequest,
+  ToolsInvokeResponse,
+} from "./gen/gateway/v1/runs.pb.js";
+export {
+  AgentSummarizeRequest,
+  AgentSummarizeResponse,
+  NewSessionEntry,
+  SessionEntry,
+  SessionSummary,
+  SessionsAppendRequest,
+  SessionsAppendResponse,
+  SessionsCompactRequest,
+  SessionsCompactResponse,
+  SessionsDeleteRequest,
+  SessionsDeleteResponse,
+  SessionsHistoryRequest,
+  SessionsHistoryResponse,
+  SessionsListRequest,
+  SessionsListResponse,
+  SessionsPatchRequest,
+  SessionsPatchResponse,
+  SessionsPreviewRequest,
+  SessionsPreviewResponse,
+  SessionsResetRequest,
+  SessionsResetResponse,
+} from "./gen/gateway/v1/sessions.pb.js";
+export {
+  HealthCheckRequest,
+  HealthCheckResponse,
+  HealthCheckResponse_ServingStatus,
+} from "./gen/grpc/health/v1/health.pb.js";
+export { RPC } from "./rpcs.js";
+export { GATEWAY_VERSION } from "./version.js";
+export * from "./wire/frames.js";
+export * from "./wire/methods.js";
+export * from "./wire/run-methods.js";
+export {
+  type SessionMessageView,
+  type SessionSummaryView,
+  sessionMessageView,
+  sessionPreviewView,
+  sessionSummaryView,
+} from "./wire/session-views.js";
+export { SESSION_KEY_MAX_BYTES, sessionKeyProblem } from "./wire/session-key.js";

@@ -1,0 +1,107 @@
+import {
+  AgentIdentity,
+  AgentIdentityGetRequest,
+  AgentsListRequest,
+  AgentsListResponse,
+} from "./gen/gateway/v1/agents.pb.js";
+import { ToolsInvokeRequest, ToolsInvokeResponse } from "./gen/gateway/v1/runs.pb.js";
+import {
+  AgentSummarizeRequest,
+  AgentSummarizeResponse,
+  SessionsAppendRequest,
+  SessionsAppendResponse,
+  SessionsCompactRequest,
+  SessionsCompactResponse,
+  SessionsDeleteRequest,
+  SessionsDeleteResponse,
+  SessionsHistoryRequest,
+  SessionsHistoryResponse,
+  SessionsListRequest,
+  SessionsListResponse,
+  SessionsPatchRequest,
+  SessionsPatchResponse,
+  SessionsPreviewRequest,
+  SessionsPreviewResponse,
+  SessionsResetRequest,
+  SessionsResetResponse,
+} from "./gen/gateway/v1/sessions.pb.js";
+
+/**
+ * Every bus RPC: which service answers it (its queue group) and its message types.
+ * Subjects are `<prefix>.rpc.<service>.<method>` (libs/bus createSubjects).
+ */
+export const RPC = {
+  agentsList: {
+    service: "runner",
+    method: "agents.list",
+    request: AgentsListRequest,
+    response: AgentsListResponse,
+  },
+  agentIdentityGet: {
+    service: "runner",
+    method: "agent.identity.get",
+    request: AgentIdentityGetRequest,
+    response: AgentIdentity,
+  },
+  toolsInvoke: {
+    service: "runner",
+    method: "tools.invoke",
+    request: ToolsInvokeRequest,
+    response: ToolsInvokeResponse,
+  },
+  sessionsAppend: {
+    service: "sessions",
+    method: "append",
+    request: SessionsAppendRequest,
+    response: SessionsAppendResponse,
+  },
+  sessionsHistory: {
+    service: "sessions",
+    method: "history",
+    request: SessionsHistoryRequest,
+    response: SessionsHistoryResponse,
+  },
+  sessionsList: {
+    service: "sessions",
+    method: "list",
+    request: SessionsListRequest,
+    response: SessionsListResponse,
+  },
+  sessionsPreview: {
+    service: "sessions",
+    method: "preview",
+    request: SessionsPreviewRequest,
+    response: SessionsPreviewResponse,
+  },
+  sessionsPatch: {
+    service: "sessions",
+    method: "patch",
+    request: SessionsPatchRequest,
+    response: SessionsPatchResponse,
+  },
+  sessionsReset: {
+    service: "sessions",
+    method: "reset",
+    request: SessionsResetRequest,
+    response: SessionsResetResponse,
+  },
+  sessionsDelete: {
+    service: "sessions",
+    method: "delete",
+    request: SessionsDeleteRequest,
+    response: SessionsDeleteResponse,
+  },
+  sessionsCompact: {
+    service: "sessions",
+    method: "compact",
+    request: SessionsCompactRequest,
+    response: SessionsCompactResponse,
+  },
+  /** Compaction's model summary; builtin models and failures answer errors, and compaction falls back. */
+  agentSummarize: {
+    service: "runner",
+    method: "agent.summarize",
+    request: AgentSummarizeRequest,
+    response: AgentSummarizeResponse,
+  },
+} as const;

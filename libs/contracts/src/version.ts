@@ -1,0 +1,1 @@
+export const GATEWAY_VERSION = "0.1.0";

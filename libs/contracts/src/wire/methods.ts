@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { sessionKeyProblem } from "./session-key.js";
+
+/** Params of every WebSocket RPC method (SPEC §4.1), validated once at the edge. */
+
+export const ROLES = ["control", "node", "webchat"] as const;
+export type Role = (typeof ROLES)[number];
+
+const secret = z.string().min(1).max(4096);
+
+export const ConnectParamsSchema = z.object({
+  role: z.enum(ROLES, { error: "role must be one of control, node, webchat" }),
+  auth: z.object({ token: secret.optional(), password: secret.optional() }).optional(),
+  client: z.object({ name: z.string().min(1).max(128), version: z.string().min(1).max(64) }).optional(),
+});
+export type ConnectParams = z.infer<typeof ConnectParamsSchema>;
+
+export const AgentIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9_-]*$/, "agentId must be lowercase letters, digits, '_' or '-'");
+
+export const AgentsListParamsSchema = z.object({});
+
+export const AgentIdentityGetParamsSchema = z.object({ agentId: AgentIdSchema.optional() });
+
+/** Upper bounds the spec leaves open (docs/decisions.md, Sessions). */
+export const SESSIONS_LIST_MAX_LIMIT = 500;
+export const SESSIONS_LIST_MAX_OFFSET = 1_000_000;
+export const SESSIONS_PREVIEW_MAX_LIMIT = 200;
+export const THINKING_LEVELS = ["low", "medium", "high"] as const;
+
+export const SessionKeySchema = z.string().superRefine((key, ctx) => {
+  const problem = sessionKeyProblem(key);
+  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+});
+
+const boundedInt = (min: number, max: number) =>
+  z
+    .number()
+    .int(`must be an integer between ${min} and ${max}`)
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+
+export const ModelRefSchema = z
+  .string()
+  .max(200)
+  .regex(/^[a-z0-9][a-z0-9_-]*\/\S+$/, 'model must look like "<provider>/<model>"');
+
+export const SessionsListParamsSchema = z.object({
+  agentId: AgentIdSchema.optional(),
+  limit: boundedInt(1, SESSIONS_LIST_MAX_LIMIT).default(50),
+  offset: boundedInt(0, SESSIONS_LIST_MAX_OFFSET).default(0),
+});
+
+export const SessionsPreviewParamsSchema = z.object({
+  key: SessionKeySchema,
+  limit: boundedInt(1, SESSIONS_PREVIEW_MAX_LIMIT).default(20),
+});
+
+export const SessionsPatchParamsSchema = z
+  .object({
+    key: SessionKeySchema,
+    agentId: AgentIdSchema.optional(),
+    model: ModelRefSchema.optional(),
+    thinking: z.enum(THINKING_LEVELS, { error: "thinking must be one of low, medium, high" }).optional(),
+  })
+  .refine((p) => p.agentId !== undefined || p.model !== undefined || p.thinking !== undefined, {
+    message: "give at least one of agentId, model, thinking",
+  });
+
+/** sessions.reset, sessions.delete, sessions.compact, sessions.subscribe, sessions.unsubscribe. */
+export const SessionKeyParamsSchema = z.object({ key: SessionKeySchema });

@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { AgentIdSchema } from "./methods.js";
+
+/** Params of the run methods (SPEC §4.1 `agent`, `agent.wait`, `chat.abort` / `agent.abort`). */
+
+export const RUN_THINKING_LEVELS = ["low", "medium", "high", "extended"] as const;
+
+/** Client-chosen run ids travel in subjects (encoded) and store keys, so keep them bounded. */
+export const RunIdSchema = z.string().min(1).max(128);
+
+export const MAX_WAIT_SECONDS = 3_600;
+
+export const AgentParamsSchema = z.object({
+  message: z.string().min(1, "message must not be empty").max(262_144),
+  sessionKey: z.string().min(1).max(512),
+  runId: RunIdSchema.optional(),
+  agentId: AgentIdSchema.optional(),
+  model: z.string().min(3).max(256).optional(),
+  thinking: z.enum(RUN_THINKING_LEVELS, { error: "thinking must be one of low, medium, high, extended" }).optional(),
+  deliver: z.boolean().optional(),
+  messageChannel: z.string().min(1).max(64).optional(),
+  to: z.string().min(1).max(256).optional(),
+  extraSystemPrompt: z.string().max(65_536).optional(),
+  timeoutSeconds: z.number().int().positive().max(MAX_WAIT_SECONDS).optional(),
+});
+export type AgentParams = z.infer<typeof AgentParamsSchema>;
+
+export const AgentWaitParamsSchema = z.object({
+  runId: RunIdSchema,
+  timeoutSeconds: z.number().positive().max(MAX_WAIT_SECONDS).default(300),
+});
+
+export const RunAbortParamsSchema = z.object({ runId: RunIdSchema });
