@@ -1,0 +1,150 @@
+import { GatewayError } from "@gw/contracts";
+import type {
+  Bus,
+  HandleOptions,
+  HandlerErrorSink,
+  MessageHandler,
+  RequestHandler,
+  RequestOptions,
+  Unsubscribe,
+} from "./bus.js";
+import { toCallerError } from "./reply.js";
+import { subjectMatches } from "./subject-match.js";
+
+interface Registration<H> {
+  pattern: string;
+  queue: string | undefined;
+  handler: H;
+}
+
+interface Resolved<H> {
+  plain: Registration<H>[];
+  groups: Array<{ queue: string; members: Registration<H>[] }>;
+}
+
+/** Resolved subjects kept at most; per-run event subjects are many and short-lived. */
+const RESOLVED_CACHE_LIMIT = 4_096;
+
+/**
+ * Picks the registrations that receive one message: every plain subscriber and one
+ * member (round robin) of each queue group, as NATS does. Which registrations match a
+ * subject is computed once and cached until the registrations change: matching every
+ * pattern on every request was the in-process bus's largest cost.
+ */
+class Registry<H> {
+  private readonly entries = new Set<Registration<H>>();
+  private readonly cursor = new Map<string, number>();
+  private readonly resolved = new Map<string, Resolved<H>>();
+
+  add(entry: Registration<H>): Unsubscribe {
+    this.entries.add(entry);
+    this.resolved.clear();
+    return () => {
+      if (this.entries.delete(entry)) this.resolved.clear();
+    };
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.resolved.clear();
+  }
+
+  private resolve(subject: string): Resolved<H> {
+    const cached = this.resolved.get(subject);
+    if (cached !== undefined) return cached;
+    const plain: Registration<H>[] = [];
+    const groups = new Map<string, Registration<H>[]>();
+    for (const entry of this.entries) {
+      if (!subjectMatches(entry.pattern, subject)) continue;
+      if (entry.queue === undefined) plain.push(entry);
+      else groups.set(entry.queue, [...(groups.get(entry.queue) ?? []), entry]);
+    }
+    const result = { plain, groups: [...groups].map(([queue, members]) => ({ queue, members })) };
+    if (this.resolved.size >= RESOLVED_CACHE_LIMIT) this.resolved.clear();
+    this.resolved.set(subject, result);
+    return result;
+  }
+
+  targets(subject: string): Registration<H>[] {
+    const { plain, groups } = this.resolve(subject);
+    if (groups.length === 0) return plain;
+    const picked = [...plain];
+    for (const { queue, members } of groups) {
+      const next = (this.cursor.get(queue) ?? 0) % members.length;
+      this.cursor.set(queue, next + 1);
+      picked.push(members[next]!);
+    }
+    return picked;
+  }
+}
+
+/** The embedded-mode bus: same semantics as the NATS bus, without a network. */
+export class InProcessBus implements Bus {
+  private readonly handlers = new Registry<RequestHandler>();
+  private readonly subscribers = new Registry<MessageHandler>();
+  private closed = false;
+
+  constructor(private readonly onHandlerError?: HandlerErrorSink) {}
+
+  async request(subject: string, data: Uint8Array, opts: RequestOptions): Promise<Uint8Array> {
+    if (this.closed) throw new GatewayError("UNAVAILABLE", "the bus is closed");
+    const [target] = this.handlers.targets(subject);
+    if (target === undefined) throw new GatewayError("UNAVAILABLE", `no service answers ${subject}`);
+    const deadline = Date.now() + opts.timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new GatewayError("TIMEOUT", `no reply on ${subject} within ${opts.timeoutMs} ms`)),
+        opts.timeoutMs,
+      );
+    });
+    // Copy the payload so a handler can never alias the caller's buffer, as over a wire.
+    const call = Promise.resolve()
+      .then(() => target.handler(data.slice(), { subject, deadline }))
+      .catch((err: unknown) => {
+        throw toCallerError(err, subject, this.onHandlerError);
+      });
+    try {
+      return await Promise.race([call, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  handle(subject: string, handler: RequestHandler, opts?: HandleOptions): Unsubscribe {
+    return this.handlers.add({ pattern: subject, queue: opts?.queue, handler });
+  }
+
+  publish(subject: string, data: Uint8Array): void {
+    if (this.closed) return;
+    for (const target of this.subscribers.targets(subject)) {
+      const copy = data.slice();
+      queueMicrotask(() => {
+        try {
+          target.handler(copy, subject);
+        } catch (err) {
+          this.onHandlerError?.(err, subject);
+        }
+      });
+    }
+  }
+
+  subscribe(subject: string, handler: MessageHandler, opts?: HandleOptions): Unsubscribe {
+    return this.subscribers.add({ pattern: subject, queue: opts?.queue, handler });
+  }
+
+  async flush(): Promise<void> {
+    // Deliveries are queued as microtasks; one macrotask turn lets all of them run.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  isHealthy(): boolean {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.handlers.clear();
+    this.subscribers.clear();
+  }
+}

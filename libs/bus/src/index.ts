@@ -1,0 +1,22 @@
+export type {
+  Bus,
+  HandleOptions,
+  HandlerErrorSink,
+  MessageHandler,
+  RequestContext,
+  RequestHandler,
+  RequestOptions,
+  Unsubscribe,
+} from "./bus.js";
+export {
+  type ClientEventInput,
+  clientEventFrame,
+  clientEventFrameBytes,
+  decodeClientEvent,
+  encodeClientEvent,
+} from "./client-events.js";
+export { InProcessBus } from "./in-process-bus.js";
+export { NatsBus } from "./nats-bus.js";
+export { connectNats, type NatsConnectOptions } from "./nats-connection.js";
+export { callRpc, defineRpc, type MessageCodec, type RpcDefinition, serveRpc } from "./rpc.js";
+export { createSubjects, decodeSubjectToken, encodeSubjectToken, type Subjects } from "./subjects.js";

@@ -1,0 +1,122 @@
+import { GatewayError } from "@gw/contracts";
+import { headers, type Msg, type NatsConnection, RequestError, TimeoutError } from "@nats-io/nats-core";
+import type {
+  Bus,
+  HandleOptions,
+  HandlerErrorSink,
+  MessageHandler,
+  RequestHandler,
+  RequestOptions,
+  Unsubscribe,
+} from "./bus.js";
+import { decodeReply, encodeReplyError, encodeReplyResult, toCallerError } from "./reply.js";
+
+const DEADLINE_HEADER = "Gw-Deadline";
+
+function isNoResponders(err: unknown): boolean {
+  return err instanceof RequestError && err.isNoResponders();
+}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof TimeoutError || (err instanceof Error && err.cause instanceof TimeoutError);
+}
+
+/** The distributed-mode bus. Replies travel inside an RpcReply envelope so typed errors survive the wire. */
+export class NatsBus implements Bus {
+  private healthy = true;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly onHandlerError?: HandlerErrorSink,
+  ) {
+    void this.watchStatus();
+  }
+
+  private async watchStatus(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === "disconnect" || status.type === "close") this.healthy = false;
+      else if (status.type === "reconnect") this.healthy = true;
+    }
+    this.healthy = false;
+  }
+
+  async request(subject: string, data: Uint8Array, opts: RequestOptions): Promise<Uint8Array> {
+    if (!this.isHealthy()) throw new GatewayError("UNAVAILABLE", "the bus is not connected");
+    const deadline = Date.now() + opts.timeoutMs;
+    const hdrs = headers();
+    hdrs.set(DEADLINE_HEADER, String(deadline));
+    let reply: Msg;
+    try {
+      reply = await this.nc.request(subject, data, { timeout: opts.timeoutMs, headers: hdrs });
+    } catch (cause) {
+      if (isNoResponders(cause))
+        throw new GatewayError("UNAVAILABLE", `no service answers ${subject}`, { cause });
+      if (isTimeout(cause)) {
+        throw new GatewayError("TIMEOUT", `no reply on ${subject} within ${opts.timeoutMs} ms`, { cause });
+      }
+      throw new GatewayError("UNAVAILABLE", `bus request on ${subject} failed`, { cause });
+    }
+    return decodeReply(reply.data);
+  }
+
+  handle(subject: string, handler: RequestHandler, opts?: HandleOptions): Unsubscribe {
+    const sub = this.nc.subscribe(subject, {
+      queue: opts?.queue,
+      callback: (err, msg) => {
+        if (err) {
+          this.onHandlerError?.(err, subject);
+          return;
+        }
+        void this.answer(msg, handler);
+      },
+    });
+    return () => sub.unsubscribe();
+  }
+
+  private async answer(msg: Msg, handler: RequestHandler): Promise<void> {
+    const deadline = Number(msg.headers?.get(DEADLINE_HEADER)) || Date.now() + 30_000;
+    let reply: Uint8Array;
+    try {
+      reply = encodeReplyResult(await handler(msg.data, { subject: msg.subject, deadline }));
+    } catch (err) {
+      reply = encodeReplyError(toCallerError(err, msg.subject, this.onHandlerError));
+    }
+    // A reply after the caller gave up is harmless: nobody listens on its inbox any more.
+    if (!this.nc.isClosed()) msg.respond(reply);
+  }
+
+  publish(subject: string, data: Uint8Array): void {
+    if (this.nc.isClosed()) return;
+    this.nc.publish(subject, data);
+  }
+
+  subscribe(subject: string, handler: MessageHandler, opts?: HandleOptions): Unsubscribe {
+    const sub = this.nc.subscribe(subject, {
+      queue: opts?.queue,
+      callback: (err, msg) => {
+        if (err) {
+          this.onHandlerError?.(err, subject);
+          return;
+        }
+        try {
+          handler(msg.data, msg.subject);
+        } catch (handlerErr) {
+          this.onHandlerError?.(handlerErr, msg.subject);
+        }
+      },
+    });
+    return () => sub.unsubscribe();
+  }
+
+  async flush(): Promise<void> {
+    await this.nc.flush();
+  }
+
+  isHealthy(): boolean {
+    return this.healthy && !this.nc.isClosed();
+  }
+
+  async close(): Promise<void> {
+    if (!this.nc.isClosed()) await this.nc.drain();
+  }
+}

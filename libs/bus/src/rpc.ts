@@ -1,0 +1,59 @@
+import type { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { GatewayError } from "@gw/contracts";
+import type { Bus, RequestContext, Unsubscribe } from "./bus.js";
+import type { Subjects } from "./subjects.js";
+
+/** The shape ts-proto generates for every message. */
+export interface MessageCodec<T> {
+  encode(message: T, writer?: BinaryWriter): BinaryWriter;
+  decode(input: BinaryReader | Uint8Array, length?: number): T;
+}
+
+export interface RpcDefinition<Req, Res> {
+  service: string;
+  method: string;
+  request: MessageCodec<Req>;
+  response: MessageCodec<Res>;
+}
+
+export function defineRpc<Req, Res>(def: RpcDefinition<Req, Res>): RpcDefinition<Req, Res> {
+  return def;
+}
+
+function decodeOrThrow<T>(codec: MessageCodec<T>, bytes: Uint8Array, what: string): T {
+  try {
+    return codec.decode(bytes);
+  } catch (cause) {
+    throw new GatewayError("INVALID_REQUEST", `malformed ${what}`, { cause });
+  }
+}
+
+/** Calls a typed RPC over the bus. */
+export async function callRpc<Req, Res>(
+  bus: Bus,
+  subjects: Subjects,
+  def: RpcDefinition<Req, Res>,
+  request: Req,
+  opts: { timeoutMs: number },
+): Promise<Res> {
+  const subject = subjects.rpc(def.service, def.method);
+  const bytes = await bus.request(subject, def.request.encode(request).finish(), opts);
+  return decodeOrThrow(def.response, bytes, `${def.method} reply`);
+}
+
+/** Serves a typed RPC in the service's queue group, so replicas share the load. */
+export function serveRpc<Req, Res>(
+  bus: Bus,
+  subjects: Subjects,
+  def: RpcDefinition<Req, Res>,
+  handler: (request: Req, ctx: RequestContext) => Promise<Res> | Res,
+): Unsubscribe {
+  return bus.handle(
+    subjects.rpc(def.service, def.method),
+    async (data, ctx) => {
+      const request = decodeOrThrow(def.request, data, `${def.method} request`);
+      return def.response.encode(await handler(request, ctx)).finish();
+    },
+    { queue: def.service },
+  );
+}

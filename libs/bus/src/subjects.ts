@@ -1,0 +1,44 @@
+/**
+ * Subject names (DESIGN §4). The prefix is configurable so several gateways can
+ * share one NATS account.
+ */
+export interface Subjects {
+  rpc(service: string, method: string): string;
+  /** One edge's event inbox. */
+  edgeEvents(edgeId: string): string;
+  /** Reaches every listener of a broadcast topic (for example `session`, `run.abort`). */
+  broadcast(topic: string): string;
+  /** One run's event stream; `runEvents("*")` matches every run. */
+  runEvents(runId: string): string;
+}
+
+/**
+ * Any string as one subject token: base64url has no `.`, `*`, `>` or spaces. Session keys
+ * and client-chosen run ids contain `:`, `@`, `+`, `#`, so they always go through this.
+ */
+export function encodeSubjectToken(value: string): string {
+  if (value.length === 0) throw new Error("an empty string cannot be a subject token");
+  return Buffer.from(value, "utf8").toString("base64url");
+}
+
+export function decodeSubjectToken(token: string): string {
+  return Buffer.from(token, "base64url").toString("utf8");
+}
+
+const TOKEN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+
+function checkToken(kind: string, value: string): string {
+  if (!TOKEN.test(value)) throw new Error(`invalid ${kind} for a bus subject: ${JSON.stringify(value)}`);
+  return value;
+}
+
+export function createSubjects(prefix = "gw"): Subjects {
+  checkToken("prefix", prefix);
+  return {
+    rpc: (service, method) =>
+      `${prefix}.rpc.${checkToken("service", service)}.${checkToken("method", method)}`,
+    edgeEvents: (edgeId) => `${prefix}.edge.${checkToken("edge id", edgeId)}.events`,
+    broadcast: (topic) => `${prefix}.bcast.${checkToken("topic", topic)}`,
+    runEvents: (runId) => `${prefix}.run.${runId === "*" ? "*" : encodeSubjectToken(runId)}.events`,
+  };
+}

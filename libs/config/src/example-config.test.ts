@@ -1,0 +1,29 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { collectSecrets, loadConfigFile } from "./index.js";
+
+const examplePath = fileURLToPath(new URL("../../../config/gateway.example.json5", import.meta.url));
+const env = {
+  GATEWAY_TOKEN: "tok-123",
+  HOOKS_TOKEN: "hook-456",
+  OPENAI_API_KEY: "sk-789",
+  TELEGRAM_BOT_TOKEN: "bot-000",
+};
+
+describe("config/gateway.example.json5", () => {
+  it("validates with its environment variables supplied", () => {
+    const config = loadConfigFile(examplePath, { env });
+    expect(config.gateway.auth.token).toBe("tok-123");
+    expect(config.gateway.auth).not.toHaveProperty("password");
+    expect(config.agents.list.map((agent) => agent.model)).toEqual(["openai/gpt-4o-mini", "builtin/echo"]);
+    expect(config.channels.default).toBe("telegram");
+    expect(collectSecrets(config).sort()).toEqual(["bot-000", "hook-456", "sk-789", "tok-123"]);
+  });
+
+  it("fails on the first missing variable with its key path", () => {
+    const { GATEWAY_TOKEN: _unused, ...rest } = env;
+    expect(() => loadConfigFile(examplePath, { env: rest })).toThrow(
+      "gateway.auth.token: environment variable GATEWAY_TOKEN is not set",
+    );
+  });
+});

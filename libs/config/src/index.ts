@@ -1,0 +1,14 @@
+export { ConfigError, type ConfigIssue } from "./config-error.js";
+export type { Env } from "./env-substitution.js";
+export { type ModelRef, parseModelRef } from "./model-ref.js";
+export {
+  type DeepPartial,
+  defaultConfig,
+  loadConfigFile,
+  type ParseOptions,
+  parseConfig,
+} from "./parse-config.js";
+export { type GatewayConfig, type GatewayConfigInput, GatewayConfigSchema } from "./schema.js";
+export { type ChannelConfig, type ChannelsConfig, channelEntries } from "./schema-channels.js";
+export { BUILTIN_PROVIDER } from "./schema-models.js";
+export { collectSecrets } from "./secrets.js";

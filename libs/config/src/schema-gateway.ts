@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { isIpOrCidr } from "./ip-cidr.js";
+
+const port = z.int().min(0).max(65535);
+const positiveInt = z.int().positive();
+// RFC 7230 token characters; header names compare case-insensitively, so keep them lowercase.
+const headerName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "expected an HTTP header name")
+  .transform((name) => name.toLowerCase());
+
+const TrustedProxyAuthSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    header: headerName.default("x-forwarded-user"),
+  })
+  .prefault({});
+
+const AuthSchema = z
+  .strictObject({
+    token: z.string().min(1).optional(),
+    password: z.string().min(1).optional(),
+    allowLoopback: z.boolean().default(true),
+    trustedProxy: TrustedProxyAuthSchema,
+  })
+  .prefault({});
+
+const OverlaySchema = z
+  .strictObject({
+    mode: z.enum(["enabled", "require", "disabled"]).default("disabled"),
+  })
+  .prefault({});
+
+const LimitsSchema = z
+  .strictObject({
+    maxFrameBytes: positiveInt.default(1_048_576),
+    maxBodyBytes: positiveInt.default(1_048_576),
+    failedAuthMax: positiveInt.default(20),
+    failedAuthWindowSeconds: positiveInt.default(60),
+    requestTimeoutMs: positiveInt.default(15_000),
+    preConnectTimeoutMs: positiveInt.default(10_000),
+    // Abuse limits (docs/decisions.md "Abuse limits"): every one bounds memory or CPU a single
+    // client can take from an edge.
+    maxConnectionsPerIp: positiveInt.default(256),
+    maxInFlightPerConnection: positiveInt.default(64),
+    maxSendBufferBytes: positiveInt.default(4_194_304),
+    httpRequestTimeoutMs: positiveInt.default(30_000),
+  })
+  .prefault({});
+
+export const GatewaySectionSchema = z
+  .strictObject({
+    bind: z.string().regex(/^\S+$/, "expected a host name or IP address").default("127.0.0.1"),
+    port: port.default(18789),
+    dataDir: z.string().min(1).default("./data"),
+    auth: AuthSchema,
+    overlay: OverlaySchema,
+    trustedProxies: z
+      .array(z.string().refine(isIpOrCidr, "expected an IP address or CIDR range (e.g. 10.0.0.0/8)"))
+      .default([]),
+    limits: LimitsSchema,
+  })
+  .prefault({})
+  .superRefine((gateway, ctx) => {
+    // Without a proxy allow-list any client could claim an identity by sending the header itself.
+    if (gateway.auth.trustedProxy.enabled && gateway.trustedProxies.length === 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["trustedProxies"],
+        message: "must list at least one proxy address when gateway.auth.trustedProxy.enabled is true",
+      });
+    }
+  });

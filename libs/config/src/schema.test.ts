@@ -1,0 +1,174 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, type ConfigIssue, GatewayConfigSchema, parseConfig } from "./index.js";
+
+function issuesOf(text: string): ConfigIssue[] {
+  try {
+    parseConfig(text, { env: {} });
+  } catch (err) {
+    if (err instanceof ConfigError) return err.issues;
+    throw err;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+const agent = (id: string, model = "builtin/echo") => `{ id: "${id}", name: "${id}", model: "${model}" }`;
+
+describe("agents", () => {
+  it("rejects a duplicate agent id at the second occurrence", () => {
+    expect(issuesOf(`{ agents: { list: [${agent("main")}, ${agent("b")}, ${agent("main")}] } }`)).toEqual([
+      { path: "agents.list[2].id", message: 'duplicate agent id "main"' },
+    ]);
+  });
+
+  it("requires agents.default to name a listed agent", () => {
+    expect(issuesOf(`{ agents: { default: "ghost", list: [${agent("main")}] } }`)).toEqual([
+      { path: "agents.default", message: '"ghost" is not an agent in agents.list (known: main)' },
+    ]);
+  });
+
+  it("requires each model's provider to be builtin or configured", () => {
+    expect(issuesOf(`{ agents: { list: [${agent("main")}, ${agent("b", "openai/gpt-4o")}] } }`)).toEqual([
+      { path: "agents.list[1].model", message: 'unknown model provider "openai" (known: builtin)' },
+    ]);
+    const ok = parseConfig(
+      `{ models: { providers: { openai: { kind: "openai", baseUrl: "http://127.0.0.1:1/v1" } } },
+         agents: { list: [${agent("main", "openai/gpt-4o")}] } }`,
+      { env: {} },
+    );
+    expect(ok.agents.list[0]?.model).toBe("openai/gpt-4o");
+  });
+
+  it("checks the id pattern, the model reference format and the avatar URL", () => {
+    const issues = issuesOf(
+      `{ agents: { default: "Main", list: [{ id: "Main", name: "M", model: "echo", avatar: "not a url" }] } }`,
+    );
+    expect(issues.map((issue) => issue.path)).toEqual(
+      expect.arrayContaining(["agents.list[0].id", "agents.list[0].model", "agents.list[0].avatar"]),
+    );
+    expect(issues.find((issue) => issue.path === "agents.list[0].model")?.message).toBe(
+      'expected "<provider>/<model>"',
+    );
+  });
+
+  it("rejects an empty agent list", () => {
+    expect(issuesOf(`{ agents: { list: [] } }`)).toContainEqual({
+      path: "agents.list",
+      message: "must list at least one agent",
+    });
+  });
+});
+
+describe("models", () => {
+  it("does not let builtin be redefined", () => {
+    expect(
+      issuesOf(`{ models: { providers: { builtin: { kind: "openai", baseUrl: "http://x" } } } }`),
+    ).toEqual([{ path: "models.providers.builtin", message: '"builtin" is reserved' }]);
+  });
+
+  it("validates provider kind and base URL", () => {
+    const issues = issuesOf(`{ models: { providers: { p: { kind: "cohere", baseUrl: "localhost:80" } } } }`);
+    expect(issues.map((issue) => issue.path)).toEqual([
+      "models.providers.p.kind",
+      "models.providers.p.baseUrl",
+    ]);
+  });
+});
+
+describe("hooks", () => {
+  it("requires a token when hooks are enabled", () => {
+    expect(issuesOf(`{ hooks: { enabled: true } }`)).toEqual([
+      { path: "hooks.token", message: "is required when hooks.enabled is true" },
+    ]);
+    expect(parseConfig(`{ hooks: { enabled: true, token: "h" } }`, { env: {} }).hooks.token).toBe("h");
+  });
+
+  it("checks mapping kinds, paths, and actions against agents and channels", () => {
+    expect(issuesOf(`{ hooks: { mappings: [{ path: "gh", action: { kind: "fly" } }] } }`)).toEqual([
+      { path: "hooks.mappings[0].action.kind", message: 'Invalid option: expected one of "agent"|"wake"' },
+    ]);
+    expect(issuesOf(`{ hooks: { mappings: [{ path: "gh", action: {} }] } }`)).toEqual([
+      { path: "hooks.mappings[0].action.kind", message: 'is required (expected one of "agent"|"wake")' },
+    ]);
+    const issues = issuesOf(`{ hooks: { mappings: [
+      { path: "gh", action: { kind: "agent" } },
+      { path: "wake", action: { kind: "wake" } },
+      { path: "gh", action: { kind: "wake" } },
+    ] } }`);
+    expect(issues).toEqual([
+      { path: "hooks.mappings[1].path", message: '"wake" is already used by a built-in hook endpoint' },
+      { path: "hooks.mappings[2].path", message: '"gh" is already used by another mapping' },
+    ]);
+    expect(
+      issuesOf(
+        `{ hooks: { mappings: [{ path: "gh", action: { kind: "agent", agentId: "x", channel: "tg" } }] } }`,
+      ),
+    ).toEqual([
+      { path: "hooks.mappings[0].action.agentId", message: '"x" is not an agent in agents.list' },
+      { path: "hooks.mappings[0].action.channel", message: '"tg" is not a configured channel' },
+    ]);
+  });
+});
+
+describe("channels", () => {
+  it("requires channels.default to name a configured channel", () => {
+    expect(issuesOf(`{ channels: { default: "slack", tg: { kind: "telegram" } } }`)).toEqual([
+      { path: "channels.default", message: '"slack" is not a configured channel' },
+    ]);
+  });
+
+  it("requires lowercase channel ids and a kind", () => {
+    expect(issuesOf(`{ channels: { Tele: { kind: "telegram" } } }`).map((issue) => issue.path)).toEqual([
+      "channels.Tele",
+    ]);
+    expect(issuesOf(`{ channels: { sl: { token: "x" } } }`)).toEqual([
+      { path: "channels.sl.kind", message: "is required (expected string)" },
+    ]);
+  });
+});
+
+describe("gateway", () => {
+  it("validates trusted proxies as IPs or CIDR ranges", () => {
+    const ok = parseConfig(
+      `{ gateway: { trustedProxies: ["10.0.0.0/8", "192.168.1.7", "::1", "fd00::/8"] } }`,
+      {
+        env: {},
+      },
+    );
+    expect(ok.gateway.trustedProxies).toHaveLength(4);
+    const issues = issuesOf(
+      `{ gateway: { trustedProxies: ["10.0.0.0/33", "example.org", "10.0.0.0/", "fd00::/129"] } }`,
+    );
+    expect(issues.map((issue) => issue.path)).toEqual([
+      "gateway.trustedProxies[0]",
+      "gateway.trustedProxies[1]",
+      "gateway.trustedProxies[2]",
+      "gateway.trustedProxies[3]",
+    ]);
+  });
+
+  it("requires a proxy allow-list when trusted-proxy auth is on, and lowercases the header", () => {
+    expect(issuesOf(`{ gateway: { auth: { trustedProxy: { enabled: true } } } }`)).toEqual([
+      {
+        path: "gateway.trustedProxies",
+        message: "must list at least one proxy address when gateway.auth.trustedProxy.enabled is true",
+      },
+    ]);
+    const config = parseConfig(
+      `{ gateway: { trustedProxies: ["10.0.0.1"], auth: { trustedProxy: { enabled: true, header: "X-Remote-User" } } } }`,
+      { env: {} },
+    );
+    expect(config.gateway.auth.trustedProxy.header).toBe("x-remote-user");
+  });
+
+  it("bounds ports and checks ops values", () => {
+    const issues = issuesOf(`{ gateway: { port: 65536 }, ops: { healthPort: 1.5, logLevel: "verbose" } }`);
+    expect(issues.map((issue) => issue.path)).toEqual(["gateway.port", "ops.healthPort", "ops.logLevel"]);
+  });
+});
+
+describe("GatewayConfigSchema", () => {
+  it("is usable directly and reports raw zod issues", () => {
+    expect(GatewayConfigSchema.safeParse({}).success).toBe(true);
+    expect(GatewayConfigSchema.safeParse({ nats: { url: "http://x" } }).success).toBe(false);
+  });
+});

@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { splitModelRef } from "./model-ref.js";
+import { AgentsSectionSchema } from "./schema-agents.js";
+import { ChannelsSectionSchema } from "./schema-channels.js";
+import { GatewaySectionSchema } from "./schema-gateway.js";
+import { HooksSectionSchema } from "./schema-hooks.js";
+import { NatsSectionSchema, OpsSectionSchema, RedisSectionSchema } from "./schema-infra.js";
+import { RunnerSectionSchema } from "./schema-runner.js";
+import { BUILTIN_PROVIDER, ModelsSectionSchema } from "./schema-models.js";
+
+/**
+ * The whole config file. Section schemas check what they can see on their own; this level
+ * checks references between sections (agent -> provider, hook -> agent/channel). Zod runs
+ * these only once every section is valid, so such issues show up after local ones are fixed.
+ */
+export const GatewayConfigSchema = z
+  .strictObject({
+    gateway: GatewaySectionSchema,
+    hooks: HooksSectionSchema,
+    agents: AgentsSectionSchema,
+    models: ModelsSectionSchema,
+    runner: RunnerSectionSchema,
+    channels: ChannelsSectionSchema,
+    nats: NatsSectionSchema,
+    redis: RedisSectionSchema,
+    ops: OpsSectionSchema,
+  })
+  .superRefine((config, ctx) => {
+    const providers = Object.keys(config.models.providers);
+    config.agents.list.forEach((agent, i) => {
+      const provider = splitModelRef(agent.model)?.provider;
+      if (provider !== undefined && provider !== BUILTIN_PROVIDER && !providers.includes(provider)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["agents", "list", i, "model"],
+          message: `unknown model provider "${provider}" (known: ${[BUILTIN_PROVIDER, ...providers].join(", ")})`,
+        });
+      }
+    });
+    const agentIds = new Set(config.agents.list.map((agent) => agent.id));
+    config.hooks.mappings.forEach(({ action }, i) => {
+      if (action.agentId !== undefined && !agentIds.has(action.agentId)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["hooks", "mappings", i, "action", "agentId"],
+          message: `"${action.agentId}" is not an agent in agents.list`,
+        });
+      }
+      if (
+        action.channel !== undefined &&
+        (action.channel === "default" || !(action.channel in config.channels))
+      ) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["hooks", "mappings", i, "action", "channel"],
+          message: `"${action.channel}" is not a configured channel`,
+        });
+      }
+    });
+  });
+
+export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
+/** What a config file may contain (keys with defaults are optional). */
+export type GatewayConfigInput = z.input<typeof GatewayConfigSchema>;

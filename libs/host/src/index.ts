@@ -1,0 +1,9 @@
+export { type CommonArgs, parseCommonArgs } from "./args.js";
+export {
+  type HostOptions,
+  loadServiceConfig,
+  runMain,
+  type ServiceHost,
+  startHost,
+  startOpsServers,
+} from "./host.js";

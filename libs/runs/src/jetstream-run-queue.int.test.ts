@@ -1,0 +1,118 @@
+import { type NatsServerHandle, startNats, waitFor } from "@gw/testing";
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JetStreamRunQueue } from "./jetstream-run-queue.js";
+import { describeRunQueueContract, expectGatewayError, runRequest, ScriptedRunner } from "./run-queue.contract.js";
+
+let nats: NatsServerHandle;
+let counter = 0;
+beforeAll(async () => {
+  nats = await startNats();
+});
+afterAll(async () => {
+  await nats?.stop();
+});
+
+const connectTo = (server: NatsServerHandle) =>
+  connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+const uniquePrefix = () => `t${++counter}${Math.random().toString(36).slice(2, 6)}`;
+
+describeRunQueueContract(
+  "jetstream",
+  async () => {
+    // Two connections, as two processes (an edge and a runner, or two runners) would have.
+    const [ncA, ncB] = await Promise.all([connectTo(nats), connectTo(nats)]);
+    const prefix = uniquePrefix();
+    return {
+      queue: new JetStreamRunQueue(ncA, { prefix }),
+      peer: new JetStreamRunQueue(ncB, { prefix }),
+      async dispose() {
+        const jsm = await jetstreamManager(ncA);
+        await jsm.streams.delete(`${prefix}_runs`).catch(() => undefined);
+        await Promise.all([ncA.close(), ncB.close()]);
+      },
+    };
+  },
+  // The port documents no order across runners; one stream happens to be FIFO, but nothing promises it.
+  { fifo: false },
+);
+
+describe("JetStreamRunQueue across a NATS restart", () => {
+  let nc: NatsConnection | undefined;
+  afterAll(async () => {
+    await nc?.close();
+  });
+
+  it("keeps queued runs in the file store and serves a runner that was running during the restart", async () => {
+    nc = await connectTo(nats);
+    const queue = new JetStreamRunQueue(nc, { prefix: uniquePrefix() });
+    await queue.submit(runRequest("restart-1"));
+    await queue.submit(runRequest("restart-2"));
+
+    // Crash-like: the same store dir comes back with the server.
+    await nats.kill();
+    await expectGatewayError(queue.submit(runRequest("while-down")), "UNAVAILABLE");
+    await nats.start();
+
+    const runner = new ScriptedRunner();
+    const consumer = queue.consume(runner.handler, { maxConcurrent: 4 });
+    try {
+      await waitFor(() => (runner.taken.includes("restart-1") && runner.taken.includes("restart-2") ? true : undefined), {
+        timeoutMs: 20_000,
+        what: "the runs queued before the restart",
+      });
+      // A publish buffered while disconnected may still land after reconnecting; its submit failed,
+      // so the edge has already ended that run and the runner's claim skips it.
+      expect(runner.taken.filter((id) => id !== "while-down").sort()).toEqual(["restart-1", "restart-2"]);
+
+      await nats.kill();
+      await nats.start();
+      // Submitting retries until the client has reconnected; the consumer's pull loop recovers by itself.
+      await waitFor(() => queue.submit(runRequest("restart-3")).then(() => true), {
+        timeoutMs: 20_000,
+        intervalMs: 200,
+        what: "a submit after the second restart",
+      });
+      await waitFor(() => (runner.taken.includes("restart-3") ? true : undefined), {
+        timeoutMs: 20_000,
+        what: "restart-3 taken by the consumer that lived through the restart",
+      });
+      expect(runner.taken.filter((id) => id !== "while-down").sort()).toEqual(["restart-1", "restart-2", "restart-3"]);
+    } finally {
+      runner.finishAll();
+      await consumer.stop();
+    }
+  }, 90_000);
+});
+
+describe("JetStreamRunQueue when a runner process vanishes", () => {
+  it("leaves the runs it never took to the runners that remain", async () => {
+    const prefix = uniquePrefix();
+    const [edgeNc, goneNc, stayNc] = await Promise.all([connectTo(nats), connectTo(nats), connectTo(nats)]);
+    const gone = new ScriptedRunner();
+    const stay = new ScriptedRunner();
+    const goneConsumer = new JetStreamRunQueue(goneNc, { prefix }).consume(gone.handler, { maxConcurrent: 1 });
+    const edge = new JetStreamRunQueue(edgeNc, { prefix });
+    try {
+      await edge.submit(runRequest("vanish-1"));
+      await waitFor(() => (gone.taken.length === 1 ? true : undefined), { timeoutMs: 10_000, what: "vanish-1 taken" });
+      await edge.submit(runRequest("vanish-2"));
+      // The process dies with its run in hand: no ack is outstanding, so nothing comes back.
+      await goneNc.close();
+      const stayConsumer = new JetStreamRunQueue(stayNc, { prefix }).consume(stay.handler, { maxConcurrent: 2 });
+      await waitFor(() => (stay.taken.includes("vanish-2") ? true : undefined), { timeoutMs: 10_000, what: "vanish-2 at the survivor" });
+      await edge.submit(runRequest("vanish-3"));
+      await waitFor(() => (stay.taken.includes("vanish-3") ? true : undefined), { timeoutMs: 10_000, what: "vanish-3 at the survivor" });
+      expect(stay.taken).not.toContain("vanish-1");
+      stay.finishAll();
+      await stayConsumer.stop();
+    } finally {
+      gone.finishAll();
+      stay.finishAll();
+      await goneConsumer.stop();
+      await Promise.all([edgeNc.close(), stayNc.close()]);
+    }
+  }, 60_000);
+});

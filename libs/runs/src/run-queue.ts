@@ -1,0 +1,78 @@
+import type { RunRequest } from "@gw/contracts";
+
+/**
+ * The run dispatch port. Edges submit; runners consume, each holding at most
+ * `maxConcurrent` runs, so a busy runner leaves queued work to the others. A run is
+ * acknowledged when a runner takes it: it is never handed out twice (a runner that dies
+ * afterwards is detected through the run registry's heartbeat instead).
+ * Implemented by a JetStream work queue (distributed) and in process (embedded); both
+ * pass src/run-queue.contract.ts.
+ */
+export interface RunQueue {
+  submit(request: RunRequest): Promise<void>;
+  consume(handler: RunHandler, opts: { maxConcurrent: number }): RunConsumer;
+  close(): Promise<void>;
+}
+
+/** Owns the run until the promise settles; the slot is then free for the next run. */
+export type RunHandler = (request: RunRequest) => Promise<void>;
+
+export interface RunConsumer {
+  /** Runs in hand right now. */
+  active(): number;
+  /** Takes no more work; resolves once runs in hand have finished. */
+  stop(): Promise<void>;
+}
+
+/** Counts runs in hand and lets a pull loop wait for a free slot. */
+export class Slots {
+  private inUse = 0;
+  private waiters: Array<() => void> = [];
+
+  constructor(readonly max: number) {}
+
+  get active(): number {
+    return this.inUse;
+  }
+
+  get free(): number {
+    return this.max - this.inUse;
+  }
+
+  take(): void {
+    this.inUse++;
+  }
+
+  release(): void {
+    this.inUse--;
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /** Resolves when at least one slot is free (or at once if one is). */
+  async waitFree(): Promise<void> {
+    while (this.free <= 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  async drained(): Promise<void> {
+    while (this.inUse > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Wakes every waiter (used on stop, so a pull loop can notice). */
+  wakeAll(): void {
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+}
+
+/**
+ * Runs `handler` in a slot; a failing handler is the handler's own business (it logs).
+ * `released` runs once the slot is free again.
+ */
+export function runInSlot(slots: Slots, handler: RunHandler, request: RunRequest, released?: () => void): void {
+  slots.take();
+  void handler(request)
+    .catch(() => undefined)
+    .finally(() => {
+      slots.release();
+      released?.();
+    });
+}

@@ -1,0 +1,181 @@
+import { isGatewayError } from "@gw/contracts";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RunRecord, RunRegistry, RunRegistryOptions } from "./run-registry.js";
+
+/** Short windows, so the Redis run can let real time pass. */
+export const TEST_REGISTRY_OPTIONS: RunRegistryOptions = { retentionMs: 600, liveTtlMs: 1_500, heartbeatTtlMs: 400 };
+
+/**
+ * Two registries on one FastStore (two edges, or an edge and a runner), and a way to let time
+ * pass: a moved clock for memory, real waiting for Redis.
+ */
+export interface RegistryPair {
+  a: RunRegistry;
+  b: RunRegistry;
+  elapse(ms: number): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+let counter = 0;
+const uniqueRunId = (label: string) => `${label}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
+
+function record(runId: string, sessionKey = `session-${runId}`): RunRecord {
+  return { runId, sessionKey, agentId: "main", state: "queued", edgeId: "edge-1", createdAt: 1, updatedAt: 1 };
+}
+
+async function errorCode(work: Promise<unknown>): Promise<unknown> {
+  return work.then(
+    () => "no error",
+    (err: unknown) => (isGatewayError(err) ? err.code : err),
+  );
+}
+
+export function describeRunRegistryContract(name: string, setup: () => Promise<RegistryPair>): void {
+  describe(`RunRegistry contract: ${name}`, () => {
+    let pair: RegistryPair;
+    const { retentionMs, liveTtlMs, heartbeatTtlMs } = TEST_REGISTRY_OPTIONS;
+    beforeEach(async () => {
+      pair = await setup();
+    });
+    afterEach(async () => {
+      await pair.dispose();
+    });
+
+    describe("runIds", () => {
+      it("refuses a live runId with CONFLICT, from either instance", async () => {
+        const runId = uniqueRunId("dup");
+        await pair.a.create(record(runId));
+        expect(await errorCode(pair.a.create(record(runId)))).toBe("CONFLICT");
+        expect(await errorCode(pair.b.create(record(runId)))).toBe("CONFLICT");
+        expect(await pair.b.get(runId)).toMatchObject({ runId, state: "queued" });
+      });
+
+      it("lets exactly one of many concurrent creates of one runId win", async () => {
+        const runId = uniqueRunId("race");
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => errorCode((i % 2 ? pair.a : pair.b).create(record(runId)))),
+        );
+        expect(results.filter((r) => r === "no error")).toHaveLength(1);
+        expect(results.filter((r) => r === "CONFLICT")).toHaveLength(9);
+      });
+
+      it("lets a live record lapse after liveTtlMs, so a lost run cannot pin it forever", async () => {
+        const runId = uniqueRunId("lost");
+        await pair.a.create(record(runId));
+        await pair.elapse(liveTtlMs + 100);
+        expect(await pair.b.get(runId)).toBeNull();
+      });
+    });
+
+    describe("results", () => {
+      it("keeps a finished run's outcome for the retention window, still refusing its runId", async () => {
+        const runId = uniqueRunId("done");
+        await pair.a.create(record(runId));
+        const running = await pair.b.claim(runId, "runner-1");
+        expect(running).toMatchObject({ state: "running", owner: "runner-1" });
+        await pair.b.finish(running!, { payloads: [{ type: "text", text: "hello" }] });
+
+        expect(await pair.a.get(runId)).toMatchObject({ state: "done", payloads: [{ type: "text", text: "hello" }] });
+        expect(await errorCode(pair.a.create(record(runId)))).toBe("CONFLICT");
+        await pair.elapse(retentionMs + 100);
+        expect(await pair.a.get(runId)).toBeNull();
+        await pair.a.create(record(runId));
+      });
+
+      it("records a typed error as the error state", async () => {
+        const runId = uniqueRunId("err");
+        await pair.a.create(record(runId));
+        const running = await pair.a.claim(runId, "runner-1");
+        await pair.a.finish(running!, { error: { code: "MODEL_ERROR", message: "provider down" } });
+        expect(await pair.b.get(runId)).toMatchObject({
+          state: "error",
+          error: { code: "MODEL_ERROR", message: "provider down" },
+        });
+      });
+
+      it("claims only a queued run, once", async () => {
+        const runId = uniqueRunId("claim");
+        expect(await pair.a.claim(runId, "runner-1")).toBeNull();
+        await pair.a.create(record(runId));
+        expect(await pair.a.claim(runId, "runner-1")).not.toBeNull();
+        expect(await pair.b.claim(runId, "runner-2")).toBeNull();
+        expect(await pair.b.get(runId)).toMatchObject({ owner: "runner-1" });
+      });
+    });
+
+    describe("heartbeats", () => {
+      it("shows a claimed run's heartbeat to others until its owner stops refreshing it", async () => {
+        const runId = uniqueRunId("hb");
+        await pair.a.create(record(runId));
+        await pair.a.claim(runId, "runner-1");
+        expect(await pair.b.heartbeatAlive(runId)).toBe(true);
+
+        await pair.elapse(heartbeatTtlMs * 0.6);
+        await pair.a.heartbeat(runId, "runner-1");
+        await pair.elapse(heartbeatTtlMs * 0.6);
+        expect(await pair.b.heartbeatAlive(runId), "refreshed in time").toBe(true);
+
+        await pair.elapse(heartbeatTtlMs + 100);
+        expect(await pair.b.heartbeatAlive(runId), "the owner died").toBe(false);
+        expect(await pair.b.get(runId)).toMatchObject({ state: "running" });
+      });
+
+      it("drops the heartbeat when the run finishes", async () => {
+        const runId = uniqueRunId("hbdone");
+        await pair.a.create(record(runId));
+        const running = await pair.a.claim(runId, "runner-1");
+        await pair.a.finish(running!, { payloads: [] });
+        expect(await pair.b.heartbeatAlive(runId)).toBe(false);
+      });
+    });
+
+    describe("aborts", () => {
+      it("shows an abort marker to every instance, for that run only", async () => {
+        const runId = uniqueRunId("abort");
+        const other = uniqueRunId("abort");
+        await pair.a.create(record(runId));
+        expect(await pair.b.abortRequested(runId)).toBe(false);
+        await pair.a.requestAbort(runId);
+        expect(await pair.b.abortRequested(runId)).toBe(true);
+        expect(await pair.b.abortRequested(other)).toBe(false);
+      });
+    });
+
+    describe("session locks", () => {
+      it("lets exactly one of racing runs take a session's lock", async () => {
+        const session = uniqueRunId("session");
+        const wins = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => (i % 2 ? pair.a : pair.b).tryLockSession(session, `run-${i}`)),
+        );
+        expect(wins.filter(Boolean)).toHaveLength(1);
+        expect(await pair.a.tryLockSession(uniqueRunId("session"), "run-x"), "other sessions are free").toBe(true);
+      });
+
+      it("is released by its holder only, then free for the next run", async () => {
+        const session = uniqueRunId("session");
+        expect(await pair.a.tryLockSession(session, "run-1")).toBe(true);
+        await pair.b.unlockSession(session, "run-2");
+        expect(await pair.b.tryLockSession(session, "run-2"), "a non-holder cannot release it").toBe(false);
+        await pair.a.unlockSession(session, "run-1");
+        expect(await pair.b.tryLockSession(session, "run-2")).toBe(true);
+      });
+
+      it("expires unless its holder refreshes it, and a non-holder's refresh does not take it", async () => {
+        const session = uniqueRunId("session");
+        const lockTtl = heartbeatTtlMs * 2;
+        expect(await pair.a.tryLockSession(session, "run-1")).toBe(true);
+        await pair.elapse(lockTtl * 0.6);
+        await pair.a.refreshSessionLock(session, "run-1");
+        await pair.b.refreshSessionLock(session, "run-2");
+        await pair.elapse(lockTtl * 0.6);
+        expect(await pair.b.tryLockSession(session, "run-2"), "refreshed by its holder").toBe(false);
+
+        await pair.elapse(lockTtl + 100);
+        expect(await pair.b.tryLockSession(session, "run-2"), "the holder died").toBe(true);
+        await pair.a.refreshSessionLock(session, "run-1");
+        await pair.a.unlockSession(session, "run-1");
+        expect(await pair.a.tryLockSession(session, "run-3"), "the stale holder cannot take it back").toBe(false);
+      });
+    });
+  });
+}

@@ -1,0 +1,132 @@
+import { GatewayError, type ErrorCodeName } from "@gw/contracts";
+import type { FastStore } from "@gw/store";
+
+export type RunState = "queued" | "running" | "done" | "error";
+
+export interface PayloadItem {
+  type: "text";
+  text: string;
+}
+
+export interface RunRecord {
+  runId: string;
+  sessionKey: string;
+  agentId: string;
+  state: RunState;
+  /** The runner holding the run (for logs; abort is a broadcast). */
+  owner?: string;
+  edgeId: string;
+  createdAt: number;
+  updatedAt: number;
+  payloads?: PayloadItem[];
+  error?: { code: ErrorCodeName; message: string };
+}
+
+export interface RunRegistryOptions {
+  /** How long a finished run's record (its result for agent.wait) is kept. */
+  retentionMs: number;
+  /** Upper bound on a live record's life, so a lost run cannot pin memory forever. */
+  liveTtlMs: number;
+  /** A runner refreshes its runs' heartbeats more often than this; absence means it died. */
+  heartbeatTtlMs: number;
+}
+
+export const DEFAULT_REGISTRY_OPTIONS: RunRegistryOptions = {
+  retentionMs: 600_000,
+  liveTtlMs: 2 * 3_600_000,
+  heartbeatTtlMs: 6_000,
+};
+
+export function isFinal(state: RunState): boolean {
+  return state === "done" || state === "error";
+}
+
+/**
+ * Run state shared by edges and runners (DESIGN §6), on the FastStore: the record
+ * (`run:<id>`), the owner's heartbeat (`runhb:<id>`), a pending abort (`runabort:<id>`) and the
+ * per-session lock that serialises runs on one session (`runlock:<sessionKey>`).
+ */
+export class RunRegistry {
+  constructor(
+    private readonly store: FastStore,
+    readonly opts: RunRegistryOptions = DEFAULT_REGISTRY_OPTIONS,
+  ) {}
+
+  /** Registers a new run; a runId that is live or still retained is a CONFLICT. */
+  async create(record: RunRecord): Promise<void> {
+    const written = await this.store.values.set(`run:${record.runId}`, JSON.stringify(record), {
+      ttlMs: this.opts.liveTtlMs,
+      ifAbsent: true,
+    });
+    if (!written) throw new GatewayError("CONFLICT", `runId ${record.runId} is already in use`);
+  }
+
+  async get(runId: string): Promise<RunRecord | null> {
+    const raw = await this.store.values.get(`run:${runId}`);
+    return raw === null ? null : (JSON.parse(raw) as RunRecord);
+  }
+
+  /** Claims a queued run for `owner`; false when it is gone or already final (skip it). */
+  async claim(runId: string, owner: string): Promise<RunRecord | null> {
+    const record = await this.get(runId);
+    if (record === null || record.state !== "queued") return null;
+    const next: RunRecord = { ...record, state: "running", owner, updatedAt: Date.now() };
+    // Independent writes: one round trip of latency instead of two on every run's start.
+    await Promise.all([
+      this.heartbeat(runId, owner),
+      this.store.values.set(`run:${runId}`, JSON.stringify(next), { ttlMs: this.opts.liveTtlMs }),
+    ]);
+    return next;
+  }
+
+  /** Records the outcome, readable for the retention window. */
+  async finish(record: RunRecord, outcome: Pick<RunRecord, "payloads" | "error">): Promise<RunRecord> {
+    const next: RunRecord = {
+      ...record,
+      ...outcome,
+      state: outcome.error === undefined ? "done" : "error",
+      updatedAt: Date.now(),
+    };
+    await this.store.values.set(`run:${record.runId}`, JSON.stringify(next), {
+      ttlMs: this.opts.retentionMs,
+    });
+    await this.store.values.delete(`runhb:${record.runId}`);
+    return next;
+  }
+
+  async heartbeat(runId: string, owner: string): Promise<void> {
+    await this.store.values.set(`runhb:${runId}`, owner, { ttlMs: this.opts.heartbeatTtlMs });
+  }
+
+  async heartbeatAlive(runId: string): Promise<boolean> {
+    return (await this.store.values.get(`runhb:${runId}`)) !== null;
+  }
+
+  async requestAbort(runId: string): Promise<void> {
+    await this.store.values.set(`runabort:${runId}`, "1", { ttlMs: this.opts.liveTtlMs });
+  }
+
+  async abortRequested(runId: string): Promise<boolean> {
+    return (await this.store.values.get(`runabort:${runId}`)) !== null;
+  }
+
+  /** Takes the session's run lock if free; the holder refreshes it with refreshSessionLock. */
+  async tryLockSession(sessionKey: string, runId: string): Promise<boolean> {
+    return this.store.values.set(`runlock:${sessionKey}`, runId, {
+      ttlMs: this.opts.heartbeatTtlMs * 2,
+      ifAbsent: true,
+    });
+  }
+
+  async refreshSessionLock(sessionKey: string, runId: string): Promise<void> {
+    if ((await this.store.values.get(`runlock:${sessionKey}`)) !== runId) return;
+    await this.store.values.set(`runlock:${sessionKey}`, runId, { ttlMs: this.opts.heartbeatTtlMs * 2 });
+  }
+
+  async unlockSession(sessionKey: string, runId: string): Promise<void> {
+    // get-then-delete can race only with a lock that expired under us; the TTL bounds that case.
+    if ((await this.store.values.get(`runlock:${sessionKey}`)) === runId) {
+      await this.store.values.delete(`runlock:${sessionKey}`);
+    }
+  }
+}

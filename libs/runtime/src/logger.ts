@@ -1,0 +1,55 @@
+import { hostname } from "node:os";
+import { pino } from "pino";
+import { createSecretScrubber, REDACTED } from "./secret-scrubber.js";
+
+export type Logger = pino.Logger;
+
+export interface LoggerOptions {
+  service: string;
+  /** A pino level name; "info" when absent. */
+  level?: string;
+  /** Configured secret values (see collectSecrets in @gw/config), scrubbed from every line. */
+  secrets?: readonly string[];
+  /** Where lines go; stdout when absent. */
+  destination?: NodeJS.WritableStream | pino.DestinationStream;
+}
+
+/**
+ * Field paths that hold credentials by convention. This is the first line of defence; the
+ * scrubber below catches configured secrets wherever else they end up (messages, errors, URLs).
+ */
+export const REDACT_PATHS = [
+  "authorization",
+  "headers.authorization",
+  'headers["x-gateway-token"]',
+  "req.headers.authorization",
+  'req.headers["x-gateway-token"]',
+  "req.headers.cookie",
+  "*.headers.authorization",
+  'res.headers["set-cookie"]',
+  "token",
+  "*.token",
+  "password",
+  "*.password",
+  "apiKey",
+  "*.apiKey",
+  "secret",
+  "*.secret",
+  "signingSecret",
+  "*.signingSecret",
+  "botToken",
+  "*.botToken",
+  "auth.*",
+];
+
+export function createLogger(opts: LoggerOptions): Logger {
+  const scrub = createSecretScrubber(opts.secrets ?? []);
+  const options: pino.LoggerOptions = {
+    level: opts.level ?? "info",
+    base: { service: opts.service, pid: process.pid, hostname: hostname() },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: REDACT_PATHS, censor: REDACTED },
+    hooks: { streamWrite: scrub },
+  };
+  return opts.destination ? pino(options, opts.destination) : pino(options);
+}

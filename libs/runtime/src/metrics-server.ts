@@ -1,0 +1,50 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Registry } from "prom-client";
+
+export interface MetricsServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface MetricsServerOptions {
+  port: number;
+  /** Scrapers come from outside the pod, so all interfaces unless told otherwise. */
+  host?: string;
+  registry: Registry;
+}
+
+/** Serves GET /metrics in the Prometheus text format; everything else is 404. */
+export async function startMetricsServer(opts: MetricsServerOptions): Promise<MetricsServer> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+      return;
+    }
+    opts.registry.metrics().then(
+      (body) =>
+        res
+          .writeHead(200, { "content-type": opts.registry.contentType })
+          .end(req.method === "HEAD" ? "" : body),
+      (err: unknown) =>
+        res.writeHead(500, { "content-type": "text/plain" }).end(`collecting metrics failed: ${err}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host ?? "0.0.0.0", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        // Scrapers keep connections alive; do not let them hold up shutdown.
+        server.closeAllConnections();
+      }),
+  };
+}

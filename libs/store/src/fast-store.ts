@@ -1,0 +1,60 @@
+/**
+ * The port for shared, short-lived state (idempotency, rate counters, run fan-out). Redis backs
+ * it in distributed mode, memory in embedded mode; both pass fast-store.contract.ts.
+ */
+
+export type IdemState = { status: "new" } | { status: "pending" } | { status: "done"; result: string };
+
+export interface IdempotencyStore {
+  /** Atomically claims `key`: exactly one caller sees "new"; the claim lapses after `windowMs`. */
+  begin(key: string, windowMs: number): Promise<IdemState>;
+  /** Records the result of a claimed key; it stays visible for `windowMs`. */
+  complete(key: string, result: string, windowMs: number): Promise<void>;
+  /** "new" means the key is unknown (never claimed, or expired). */
+  lookup(key: string): Promise<IdemState>;
+  /** Drops a pending claim after a failure so a retry can begin again; completed keys stay. */
+  abandon(key: string): Promise<void>;
+}
+
+export interface WindowCount {
+  count: number;
+  /** Milliseconds until the window ends; 0 when the count is 0. */
+  resetInMs: number;
+}
+
+export interface CounterStore {
+  /** Adds `by` (default 1) within a fixed window that the first hit starts. */
+  hit(key: string, windowMs: number, by?: number): Promise<WindowCount>;
+  peek(key: string): Promise<WindowCount>;
+  reset(key: string): Promise<void>;
+}
+
+export interface SetStore {
+  /** Adds a member; the TTL applies to the whole set and is refreshed by every add. */
+  add(key: string, member: string, ttlMs: number): Promise<void>;
+  remove(key: string, member: string): Promise<void>;
+  members(key: string): Promise<string[]>;
+}
+
+export interface ValueSetOptions {
+  ttlMs?: number;
+  /** Only write when the key holds no value; set() then returns false if it did. */
+  ifAbsent?: boolean;
+}
+
+export interface ValueStore {
+  /** Returns whether the value was written. */
+  set(key: string, value: string, opts?: ValueSetOptions): Promise<boolean>;
+  get(key: string): Promise<string | null>;
+  delete(key: string): Promise<void>;
+}
+
+export interface FastStore {
+  readonly idempotency: IdempotencyStore;
+  readonly counters: CounterStore;
+  readonly sets: SetStore;
+  readonly values: ValueStore;
+  /** True while the backend can serve requests (Redis: connection "ready"; memory: until closed). */
+  isHealthy(): boolean;
+  close(): Promise<void>;
+}

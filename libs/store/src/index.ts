@@ -1,0 +1,18 @@
+export { fsyncDir, writeFileAtomic } from "./atomic-write.js";
+export type { DurableKv, DurableStore, KvEntry } from "./durable-store.js";
+export type {
+  CounterStore,
+  FastStore,
+  IdempotencyStore,
+  IdemState,
+  SetStore,
+  ValueSetOptions,
+  ValueStore,
+  WindowCount,
+} from "./fast-store.js";
+export { createFileDurableStore } from "./file-durable-store.js";
+export { createJetStreamDurableStore, type JetStreamDurableStoreOptions } from "./jetstream-durable-store.js";
+export { KeyedMutex } from "./keyed-mutex.js";
+export { createMemoryFastStore, type MemoryFastStoreOptions } from "./memory-fast-store.js";
+export { createRedisFastStore, type RedisFastStoreOptions } from "./redis-fast-store.js";
+export { isSequenceConflict, jetStreamError } from "./jetstream-errors.js";

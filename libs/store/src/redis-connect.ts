@@ -1,0 +1,62 @@
+import { GatewayError } from "@gw/contracts";
+import { Redis } from "ioredis";
+
+export interface RedisConnectOptions {
+  url: string;
+  connectTimeoutMs?: number;
+}
+
+/** Keeps passwords in redis://user:pass@host URLs out of error messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "<unparseable redis url>";
+  }
+}
+
+/**
+ * Resolves once the client is "ready". Afterwards ioredis reconnects forever with a short
+ * backoff, while commands fail fast instead of queueing: a request must never hang on a
+ * Redis outage, it gets UNAVAILABLE and the caller decides.
+ */
+export async function connectRedis(opts: RedisConnectOptions): Promise<Redis> {
+  const timeoutMs = opts.connectTimeoutMs ?? 5_000;
+  const client = new Redis(opts.url, {
+    connectTimeout: timeoutMs,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 5_000,
+    retryStrategy: (times) => Math.min(50 * times, 500),
+    disableClientInfo: true,
+  });
+  let lastError: Error | undefined;
+  // Without a listener ioredis prints every reconnect failure to stderr.
+  client.on("error", (err: Error) => {
+    lastError = err;
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        client.off("ready", onReady);
+        reject(new Error("timed out"));
+      }, timeoutMs);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      client.once("ready", onReady);
+    });
+  } catch {
+    client.disconnect();
+    const why = lastError === undefined ? "" : ` (last error: ${lastError.message})`;
+    throw new GatewayError(
+      "UNAVAILABLE",
+      `cannot connect to Redis at ${redactUrl(opts.url)} within ${timeoutMs} ms${why}`,
+      { cause: lastError },
+    );
+  }
+  return client;
+}

@@ -1,0 +1,144 @@
+import { GatewayError } from "@gw/contracts";
+import type { Redis } from "ioredis";
+import type {
+  CounterStore,
+  FastStore,
+  IdempotencyStore,
+  IdemState,
+  SetStore,
+  ValueStore,
+  WindowCount,
+} from "./fast-store.js";
+import { durationMs, increment } from "./fast-store-args.js";
+import { connectRedis } from "./redis-connect.js";
+import { COUNTER_HIT, COUNTER_PEEK, IDEM_ABANDON, IDEM_BEGIN, runScript } from "./redis-scripts.js";
+
+export interface RedisFastStoreOptions {
+  url: string;
+  /** Prepended to every key so several deployments can share one Redis (default "gw:"). */
+  keyPrefix?: string;
+  /** How long the first connection may take before this rejects (default 5 000 ms). */
+  connectTimeoutMs?: number;
+}
+
+/** What each sub-store needs: the client, the key namer and the error guard. */
+interface Ctx {
+  client: Redis;
+  key(kind: "idem" | "ctr" | "set" | "val", k: string): string;
+  guard<T>(op: () => Promise<T>): Promise<T>;
+}
+
+function parseClaim(raw: unknown): IdemState {
+  if (raw === "N" || raw === null || raw === undefined) return { status: "new" };
+  const text = String(raw);
+  if (text.startsWith("D")) return { status: "done", result: text.slice(1) };
+  return { status: "pending" };
+}
+
+function parseWindow(raw: unknown): WindowCount {
+  const [count, ttl] = raw as [number, number];
+  if (count <= 0) return { count: 0, resetInMs: 0 };
+  return { count, resetInMs: Math.max(0, ttl) };
+}
+
+/** Stored as "P" while pending and "D<result>" once done, so one GET tells both apart. */
+function redisIdempotency({ client, key, guard }: Ctx): IdempotencyStore {
+  return {
+    async begin(k, windowMs) {
+      const ttl = durationMs("windowMs", windowMs);
+      return guard(async () => parseClaim(await runScript(client, IDEM_BEGIN, [key("idem", k)], [ttl])));
+    },
+    async complete(k, result, windowMs) {
+      const ttl = durationMs("windowMs", windowMs);
+      await guard(() => client.set(key("idem", k), `D${result}`, "PX", ttl));
+    },
+    lookup: (k) => guard(async () => parseClaim(await client.get(key("idem", k)))),
+    async abandon(k) {
+      await guard(() => runScript(client, IDEM_ABANDON, [key("idem", k)], []));
+    },
+  };
+}
+
+function redisCounters({ client, key, guard }: Ctx): CounterStore {
+  return {
+    async hit(k, windowMs, by) {
+      const ttl = durationMs("windowMs", windowMs);
+      const step = increment(by);
+      return guard(async () =>
+        parseWindow(await runScript(client, COUNTER_HIT, [key("ctr", k)], [ttl, step])),
+      );
+    },
+    peek: (k) => guard(async () => parseWindow(await runScript(client, COUNTER_PEEK, [key("ctr", k)], []))),
+    async reset(k) {
+      await guard(() => client.del(key("ctr", k)));
+    },
+  };
+}
+
+function redisSets({ client, key, guard }: Ctx): SetStore {
+  return {
+    async add(k, member, ttlMs) {
+      const ttl = durationMs("ttlMs", ttlMs);
+      await guard(async () => {
+        const results = await client.multi().sadd(key("set", k), member).pexpire(key("set", k), ttl).exec();
+        if (results === null) throw new Error("set add transaction was aborted");
+        const failed = results.find(([err]) => err !== null);
+        if (failed !== undefined) throw failed[0];
+      });
+    },
+    async remove(k, member) {
+      await guard(() => client.srem(key("set", k), member));
+    },
+    members: (k) => guard(() => client.smembers(key("set", k))),
+  };
+}
+
+function redisValues({ client, key, guard }: Ctx): ValueStore {
+  return {
+    async set(k, value, opts = {}) {
+      const args: (string | number)[] = [key("val", k), value];
+      if (opts.ttlMs !== undefined) args.push("PX", durationMs("ttlMs", opts.ttlMs));
+      if (opts.ifAbsent === true) args.push("NX");
+      return guard(async () => (await client.call("SET", ...args)) !== null);
+    },
+    get: (k) => guard(() => client.get(key("val", k))),
+    async delete(k) {
+      await guard(() => client.del(key("val", k)));
+    },
+  };
+}
+
+/** The distributed FastStore: every replica sharing one Redis sees the same claims and counts. */
+export async function createRedisFastStore(opts: RedisFastStoreOptions): Promise<FastStore> {
+  const client = await connectRedis(opts);
+  const prefix = opts.keyPrefix ?? "gw:";
+  let closed = false;
+
+  /** Backend failures become typed errors: UNAVAILABLE when Redis is away, INTERNAL otherwise. */
+  const guard = async <T>(op: () => Promise<T>): Promise<T> => {
+    if (closed) throw new GatewayError("UNAVAILABLE", "the fast store is closed");
+    try {
+      return await op();
+    } catch (err) {
+      if (err instanceof GatewayError) throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      const away = client.status !== "ready" || /timed out|closed|writeable|offline/i.test(message);
+      throw new GatewayError(away ? "UNAVAILABLE" : "INTERNAL", `redis: ${message}`, { cause: err });
+    }
+  };
+  const ctx: Ctx = { client, key: (kind, k) => `${prefix}${kind}:${k}`, guard };
+
+  return {
+    idempotency: redisIdempotency(ctx),
+    counters: redisCounters(ctx),
+    sets: redisSets(ctx),
+    values: redisValues(ctx),
+    isHealthy: () => !closed && client.status === "ready",
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (client.status === "ready") await client.quit().catch(() => client.disconnect());
+      else client.disconnect();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
+
+/**
+ * Lua keeps each read-modify-write a single Redis step, so processes sharing one Redis never
+ * interleave inside an operation.
+ */
+
+/** Returns "N" when this caller claimed the key, else the stored "P" (pending) or "D<result>". */
+export const IDEM_BEGIN = `
+if redis.call('SET', KEYS[1], 'P', 'PX', ARGV[1], 'NX') then return 'N' end
+return redis.call('GET', KEYS[1])`;
+
+/** Deletes only a pending claim: a completed result must survive a late abandon(). */
+export const IDEM_ABANDON = `
+if redis.call('GET', KEYS[1]) == 'P' then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/** Fixed window: the first hit sets the expiry, later hits leave it alone. Returns {count, pttl}. */
+export const COUNTER_HIT = `
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}`;
+
+/** Returns {count, pttl}, or {0, 0} when the window is over. */
+export const COUNTER_PEEK = `
+local count = redis.call('GET', KEYS[1])
+if not count then return {0, 0} end
+return {tonumber(count), redis.call('PTTL', KEYS[1])}`;
+
+const shas = new Map<string, string>();
+
+function sha1(script: string): string {
+  let sha = shas.get(script);
+  if (sha === undefined) {
+    sha = createHash("sha1").update(script).digest("hex");
+    shas.set(script, sha);
+  }
+  return sha;
+}
+
+/** EVALSHA first; a restarted Redis has an empty script cache, so fall back to EVAL once. */
+export async function runScript(
+  client: Redis,
+  script: string,
+  keys: string[],
+  args: (string | number)[],
+): Promise<unknown> {
+  try {
+    return await client.evalsha(sha1(script), keys.length, ...keys, ...args);
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.startsWith("NOSCRIPT")) throw err;
+    return client.eval(script, keys.length, ...keys, ...args);
+  }
+}

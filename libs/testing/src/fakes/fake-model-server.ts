@@ -1,0 +1,71 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { anthropicConversation, writeAnthropicStream } from "./anthropic-wire.js";
+import { planTurn } from "./fake-model-script.js";
+import { openAiConversation, writeOpenAiStream } from "./openai-wire.js";
+
+export interface RecordedRequest {
+  api: "openai" | "anthropic";
+  headers: IncomingMessage["headers"];
+  body: Record<string, unknown>;
+}
+
+export interface FakeModelServer {
+  /** OpenAI-style base URL (`…/v1`); the Anthropic adapter appends `/messages` to it. */
+  baseUrl: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
+}
+
+/**
+ * One local server speaking both the OpenAI chat-completions stream
+ * (`POST /v1/chat/completions`) and the Anthropic Messages stream (`POST /v1/messages`),
+ * steered by fake-model-script.ts. Listens on 127.0.0.1, port 0.
+ */
+export async function startFakeModelServer(): Promise<FakeModelServer> {
+  const requests: RecordedRequest[] = [];
+  const attempts = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const body = await readJson(req);
+      const api = req.url?.endsWith("/chat/completions") ? "openai" : req.url?.endsWith("/messages") ? "anthropic" : undefined;
+      if (req.method !== "POST" || api === undefined) {
+        res.writeHead(404).end();
+        return;
+      }
+      requests.push({ api, headers: req.headers, body });
+      const convo = api === "openai" ? openAiConversation(body as never) : anthropicConversation(body as never);
+      const key = `${api}:${convo.lastUser}:${convo.toolResults.length}`;
+      const attempt = attempts.get(key) ?? 0;
+      attempts.set(key, attempt + 1);
+      const turn = planTurn({ ...convo, attempt });
+      if (turn.kind === "status") {
+        const headers: Record<string, string> = { "content-type": "application/json" };
+        if (turn.retryAfter !== undefined) headers["retry-after"] = turn.retryAfter;
+        const error = api === "openai" ? { error: { message: `fake status ${turn.status}`, type: "server_error" } } : { type: "error", error: { type: "api_error", message: `fake status ${turn.status}` } };
+        res.writeHead(turn.status, headers).end(JSON.stringify(error));
+        return;
+      }
+      const model = String(body.model);
+      if (api === "openai") await writeOpenAiStream(res, model, turn);
+      else await writeAnthropicStream(res, model, turn);
+    })().catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

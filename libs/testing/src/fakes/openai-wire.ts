@@ -1,0 +1,52 @@
+import type { ServerResponse } from "node:http";
+import type { FakeConversation, FakeTurn } from "./fake-model-script.js";
+
+interface OpenAiBody {
+  model: string;
+  messages: Array<{ role: string; content: unknown; tool_call_id?: string }>;
+}
+
+export function openAiConversation(body: OpenAiBody): Omit<FakeConversation, "attempt"> {
+  const lastUser = [...body.messages].reverse().find((m) => m.role === "user");
+  return {
+    lastUser: typeof lastUser?.content === "string" ? lastUser.content : "",
+    toolResults: body.messages.filter((m) => m.role === "tool").map((m) => String(m.content)),
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Writes one streamed chat.completion.chunk sequence exactly as OpenAI does, ending with [DONE]. */
+export async function writeOpenAiStream(res: ServerResponse, model: string, turn: FakeTurn): Promise<void> {
+  const id = "chatcmpl-fake";
+  const send = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1, model, choices, ...extra })}\n\n`);
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  send([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
+  if (turn.kind === "hang") return;
+  if (turn.kind === "drop") {
+    send([{ index: 0, delta: { content: turn.chunk }, finish_reason: null }]);
+    await sleep(20);
+    res.socket?.destroy();
+    return;
+  }
+  if (turn.kind === "tools") {
+    turn.calls.forEach((call, index) => {
+      send([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }, finish_reason: null }]);
+      const args = JSON.stringify(call.arguments);
+      const half = Math.ceil(args.length / 2);
+      for (const part of [args.slice(0, half), args.slice(half)])
+        send([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: part } }] }, finish_reason: null }]);
+    });
+    send([{ index: 0, delta: {}, finish_reason: "tool_calls" }]);
+  } else if (turn.kind === "text") {
+    for (const chunk of turn.chunks) {
+      if (turn.delayMs) await sleep(turn.delayMs);
+      if (res.destroyed) return;
+      send([{ index: 0, delta: { content: chunk }, finish_reason: null }]);
+    }
+    send([{ index: 0, delta: {}, finish_reason: "stop" }]);
+  }
+  send([], { usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 } });
+  res.end("data: [DONE]\n\n");
+}
