@@ -1,0 +1,206 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import type { Bus, Subjects } from "@gw/bus";
+import type { GatewayConfig } from "@gw/config";
+import { ERROR_CATALOGUE, GatewayError, isGatewayError } from "@gw/contracts";
+import type { Logger, Metrics } from "@gw/runtime";
+import { InProcessRunQueue, type RunQueue, RunRegistry } from "@gw/runs";
+import type { FastStore } from "@gw/store";
+import Fastify from "fastify";
+import { WebSocketServer } from "ws";
+import { AuthGate } from "./auth/auth-gate.js";
+import { normalizeIp, TrustedProxies } from "./auth/client-address.js";
+import { FailedAuthLimiter } from "./auth/failed-auth-limiter.js";
+import { EventHub } from "./events/event-hub.js";
+import { RunClient } from "./events/run-client.js";
+import { RunEventRouter } from "./events/run-event-router.js";
+import { registerChatCompletions } from "./http/chat-completions.js";
+import { sendHttpError } from "./http/errors.js";
+import { registerRoutes } from "./http/routes.js";
+import { registerToolsInvoke } from "./http/tools-invoke.js";
+import { agentRunMethods } from "./methods/agent-runs.js";
+import { agentMethods } from "./methods/agents.js";
+import { MethodRegistry } from "./methods/registry.js";
+import { sessionMethods } from "./methods/sessions.js";
+import { Connection } from "./ws/connection.js";
+import { ConnectionsPerIp } from "./ws/limits.js";
+
+export interface EdgeDeps {
+  config: GatewayConfig;
+  bus: Bus;
+  subjects: Subjects;
+  fastStore: FastStore;
+  /**
+   * Run dispatch and the shared run registry (JetStream + Redis, or in process). Omitted: an
+   * in-process queue nobody consumes unless a runner shares it (tests of the edge alone).
+   */
+  runs?: { queue: RunQueue; registry: RunRegistry };
+  logger: Logger;
+  metrics: Metrics;
+  edgeId: string;
+  version: string;
+  /** Whether every dependency (bus, stores) is connected. */
+  isHealthy: () => boolean;
+}
+
+export interface Edge {
+  port: number;
+  connectionCount(): number;
+  close(): Promise<void>;
+}
+
+const WS_PATHS = new Set(["/", "/ws"]);
+
+/** Answers a refused upgrade with a plain HTTP response carrying the SPEC §7 body. */
+function refuseUpgrade(socket: Duplex, err: GatewayError): void {
+  const spec = ERROR_CATALOGUE[err.code];
+  const body = JSON.stringify({ error: { message: err.message, type: spec.httpType } });
+  const retryAfter = err.details?.retryAfterSeconds;
+  const lines = [
+    `HTTP/1.1 ${spec.httpStatus} ${spec.httpType}`,
+    "Content-Type: application/json",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "Connection: close",
+  ];
+  if (typeof retryAfter === "number") lines.push(`Retry-After: ${retryAfter}`);
+  socket.end(`${lines.join("\r\n")}\r\n\r\n${body}`);
+}
+
+/** The edge: fastify (HTTP) and ws (WebSocket) on one port; everything else is behind the bus. */
+export async function startEdge(deps: EdgeDeps, listen: { host: string; port: number }): Promise<Edge> {
+  const { config, logger } = deps;
+  const limits = config.gateway.limits;
+  const trustedProxies = new TrustedProxies(config.gateway.trustedProxies);
+  const authGate = new AuthGate(
+    {
+      token: config.gateway.auth.token,
+      password: config.gateway.auth.password,
+      allowLoopback: config.gateway.auth.allowLoopback,
+      overlayMode: config.gateway.overlay.mode,
+      trustedProxy: config.gateway.auth.trustedProxy,
+      trustedProxies,
+    },
+    new FailedAuthLimiter(deps.fastStore.counters, {
+      max: limits.failedAuthMax,
+      windowMs: limits.failedAuthWindowSeconds * 1000,
+    }),
+  );
+  const busDeps = { bus: deps.bus, subjects: deps.subjects, requestTimeoutMs: limits.requestTimeoutMs };
+  const events = new EventHub({ bus: deps.bus, subjects: deps.subjects, logger });
+  const runEvents = new RunEventRouter({ bus: deps.bus, subjects: deps.subjects, hub: events, logger });
+  const runs = new RunClient({
+    bus: deps.bus,
+    subjects: deps.subjects,
+    ...(deps.runs ?? { queue: new InProcessRunQueue(), registry: new RunRegistry(deps.fastStore) }),
+    router: runEvents,
+    edgeId: deps.edgeId,
+    logger,
+    defaultTimeoutSeconds: config.runner.defaultTimeoutSeconds,
+  });
+  const registry = new MethodRegistry().register(
+    ...agentMethods(busDeps),
+    ...agentRunMethods(runs),
+    ...sessionMethods(busDeps),
+  );
+
+  const app = Fastify({
+    bodyLimit: limits.maxBodyBytes,
+    logger: false,
+    // Slowloris: the whole request (headers and body) must arrive within httpRequestTimeoutMs;
+    // Node checks on an interval, so keep it short enough for the limit to mean something.
+    requestTimeout: limits.httpRequestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(60_000, limits.httpRequestTimeoutMs),
+      connectionsCheckingInterval: Math.min(1_000, limits.httpRequestTimeoutMs),
+    },
+  });
+  app.setErrorHandler((err, _request, reply) => sendHttpError(reply, err, logger));
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({
+      error: { message: `no route ${request.method} ${request.url}`, type: "invalid_request_error" },
+    }),
+  );
+  // Refuse a declared oversize body before routing, so unknown routes cannot be used to stream junk.
+  app.addHook("onRequest", async (request) => {
+    const declared = Number(request.headers["content-length"] ?? 0);
+    if (declared > limits.maxBodyBytes) {
+      throw new GatewayError("PAYLOAD_TOO_LARGE", `request body is larger than ${limits.maxBodyBytes} bytes`);
+    }
+  });
+  const httpDeps = { ...busDeps, authGate, trustedProxies, isHealthy: deps.isHealthy };
+  registerRoutes(app, httpDeps);
+  registerChatCompletions(app, { ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
+  registerToolsInvoke(app, httpDeps);
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes });
+  const connections = new Set<Connection>();
+  const perIp = new ConnectionsPerIp(limits.maxConnectionsPerIp);
+  const hello = {
+    protocol: 1,
+    server: { name: "agent-gateway", version: deps.version, edgeId: deps.edgeId },
+    limits: { maxFrameBytes: limits.maxFrameBytes },
+  };
+
+  const onUpgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (request.url ?? "/").split("?")[0]!;
+    if (!WS_PATHS.has(path)) {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    // Node hands over upgrade sockets without an error listener; a reset during the awaits
+    // below would otherwise be an uncaught 'error' that kills the process.
+    socket.on("error", () => socket.destroy());
+    const clientIp = trustedProxies.clientIp(request.socket.remoteAddress, request.headers);
+    try {
+      await authGate.assertNotBlocked(clientIp);
+      perIp.acquire(clientIp);
+    } catch (err) {
+      if (isGatewayError(err)) refuseUpgrade(socket, err);
+      else socket.destroy();
+      return;
+    }
+    if (socket.destroyed) {
+      perIp.release(clientIp);
+      return;
+    }
+    // The raw socket's close frees the slot whether or not the upgrade completes.
+    socket.once("close", () => perIp.release(clientIp));
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      const upgrade = {
+        peerIp: normalizeIp(request.socket.remoteAddress),
+        clientIp,
+        headers: request.headers,
+      };
+      const conn = new Connection(ws, upgrade, {
+        registry,
+        authGate,
+        logger,
+        metrics: deps.metrics,
+        events,
+        preConnectTimeoutMs: limits.preConnectTimeoutMs,
+        limits: { maxInFlight: limits.maxInFlightPerConnection, maxSendBufferBytes: limits.maxSendBufferBytes },
+        hello,
+      });
+      connections.add(conn);
+      ws.on("close", () => connections.delete(conn));
+    });
+  };
+  app.server.on("upgrade", (request, socket, head) => void onUpgrade(request, socket, head));
+
+  await app.listen({ host: listen.host, port: listen.port });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : listen.port;
+  logger.info({ host: listen.host, port, edgeId: deps.edgeId }, "edge listening");
+
+  return {
+    port,
+    connectionCount: () => connections.size,
+    close: async () => {
+      for (const conn of connections) conn.close(1001, "server shutting down");
+      wss.close();
+      events.close();
+      runEvents.close();
+      await app.close();
+    },
+  };
+}

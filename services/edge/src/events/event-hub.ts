@@ -1,0 +1,125 @@
+import { type Bus, clientEventFrameBytes, decodeClientEvent, type Subjects, type Unsubscribe } from "@gw/bus";
+import type { Role } from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
+
+/** What the hub needs of a WebSocket connection. */
+export interface EventTarget {
+  readonly id: string;
+  readonly role: Role | undefined;
+  /** Sends an already serialised text frame (a string, or its UTF-8 bytes). */
+  sendText(frame: string | Buffer): void;
+}
+
+function addToIndex(index: Map<string, Set<string>>, key: string, member: string): void {
+  const members = index.get(key);
+  if (members === undefined) index.set(key, new Set([member]));
+  else members.add(member);
+}
+
+/**
+ * Delivers events from the bus to this edge's sockets. Session events arrive on the
+ * `session` broadcast and reach every `control` connection plus the connections watching
+ * that session. The edge subscribes to the broadcast only while it holds a connection
+ * that could want it, so idle edges cost the bus nothing.
+ */
+export class EventHub {
+  private readonly targets = new Map<string, EventTarget>();
+  /** The control connections, kept apart so fan-out and "any control?" never scan every socket. */
+  private readonly controls = new Map<string, EventTarget>();
+  private readonly sessionWatchers = new Map<string, Set<string>>();
+  private readonly watchedByTarget = new Map<string, Set<string>>();
+  private sessionSub: Unsubscribe | undefined;
+  private readonly changeListeners: Array<() => void> = [];
+
+  constructor(private readonly deps: { bus: Bus; subjects: Subjects; logger: Logger }) {}
+
+  /** Called once a connection has completed `connect` (its role is known). */
+  add(target: EventTarget): void {
+    this.targets.set(target.id, target);
+    if (target.role === "control") this.controls.set(target.id, target);
+    this.updateSessionSubscription();
+    for (const listener of this.changeListeners) listener();
+  }
+
+  remove(targetId: string): void {
+    if (!this.targets.delete(targetId)) return;
+    this.controls.delete(targetId);
+    for (const key of this.watchedByTarget.get(targetId) ?? []) this.unwatchSession(targetId, key);
+    this.watchedByTarget.delete(targetId);
+    this.updateSessionSubscription();
+    for (const listener of this.changeListeners) listener();
+  }
+
+  /** Other event routers (run events) follow which connections exist and which are control. */
+  onTargetsChanged(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  target(targetId: string): EventTarget | undefined {
+    return this.targets.get(targetId);
+  }
+
+  controlTargets(): Iterable<EventTarget> {
+    return this.controls.values();
+  }
+
+  watchSession(targetId: string, key: string): void {
+    if (!this.targets.has(targetId)) return;
+    addToIndex(this.sessionWatchers, key, targetId);
+    addToIndex(this.watchedByTarget, targetId, key);
+    this.updateSessionSubscription();
+  }
+
+  unwatchSession(targetId: string, key: string): void {
+    const watchers = this.sessionWatchers.get(key);
+    watchers?.delete(targetId);
+    if (watchers?.size === 0) this.sessionWatchers.delete(key);
+    this.watchedByTarget.get(targetId)?.delete(key);
+    this.updateSessionSubscription();
+  }
+
+  /** Resolves once the edge's subscriptions have reached the bus, so nothing published later is missed. */
+  flush(): Promise<void> {
+    return this.deps.bus.flush();
+  }
+
+  close(): void {
+    this.sessionSub?.();
+    this.sessionSub = undefined;
+  }
+
+  isControl(targetId: string): boolean {
+    return this.controls.has(targetId);
+  }
+
+  hasControl(): boolean {
+    return this.controls.size > 0;
+  }
+
+  private updateSessionSubscription(): void {
+    const wanted = this.sessionWatchers.size > 0 || this.hasControl();
+    if (wanted && this.sessionSub === undefined) {
+      this.sessionSub = this.deps.bus.subscribe(this.deps.subjects.broadcast("session"), (data) =>
+        this.onSessionEvent(data),
+      );
+    } else if (!wanted && this.sessionSub !== undefined) {
+      this.sessionSub();
+      this.sessionSub = undefined;
+    }
+  }
+
+  private onSessionEvent(data: Uint8Array): void {
+    let event: ReturnType<typeof decodeClientEvent>;
+    try {
+      event = decodeClientEvent(data);
+    } catch (err) {
+      this.deps.logger.warn({ err }, "dropped an undecodable session event");
+      return;
+    }
+    const frame = clientEventFrameBytes(event);
+    for (const target of this.controls.values()) target.sendText(frame);
+    for (const id of this.sessionWatchers.get(event.sessionKey) ?? []) {
+      if (!this.controls.has(id)) this.targets.get(id)?.sendText(frame);
+    }
+  }
+}

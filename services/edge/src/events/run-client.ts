@@ -1,0 +1,185 @@
+import { randomUUID } from "node:crypto";
+import type { Bus, Subjects } from "@gw/bus";
+import { type AgentParams, GatewayError, RunAbort, type RunHistoryMessage, type RunRequest } from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
+import {
+  type AgentEventPayload,
+  encodeAgentEvent,
+  isFinal,
+  isTerminalEvent,
+  type RunQueue,
+  type RunRecord,
+  type RunRegistry,
+  TERMINAL_SEQ,
+} from "@gw/runs";
+import type { RunEventRouter, RunFollower } from "./run-event-router.js";
+
+export interface RunClientDeps {
+  bus: Bus;
+  subjects: Subjects;
+  registry: RunRegistry;
+  queue: RunQueue;
+  router: RunEventRouter;
+  edgeId: string;
+  logger: Logger;
+  /** The runner's default run timeout, so the edge knows how long a run may take. */
+  defaultTimeoutSeconds: number;
+}
+
+export interface StartRun extends AgentParams {
+  sender?: string;
+  /** Stateless: the conversation so far travels with the run and no session is touched. */
+  ephemeralHistory?: RunHistoryMessage[];
+}
+
+/** How often a waiting edge re-reads the registry: the runner-death detection step. */
+const POLL_MS = 1_000;
+/** Beyond the run's own timeout: time to sit in the queue and to report back. */
+const QUEUE_GRACE_MS = 30_000;
+
+/**
+ * The edge's side of runs: register, follow, dispatch, await the end, wait, abort. Whoever
+ * waits also watches the owner's heartbeat, so a runner that dies mid-run ends the run with a
+ * lifecycle `error` within the heartbeat TTL plus one poll (docs/decisions.md).
+ */
+export class RunClient {
+  constructor(private readonly deps: RunClientDeps) {}
+
+  /** Starts a run and resolves with its final record (done, or error) once it ends. */
+  async run(params: StartRun, follower: RunFollower): Promise<RunRecord> {
+    const runId = params.runId ?? randomUUID();
+    const now = Date.now();
+    const record: RunRecord = {
+      runId,
+      sessionKey: params.sessionKey,
+      agentId: params.agentId ?? "",
+      state: "queued",
+      edgeId: this.deps.edgeId,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.deps.registry.create(record);
+    const request: RunRequest = {
+      runId,
+      sessionKey: params.sessionKey,
+      agentId: params.agentId ?? "",
+      message: params.message,
+      model: params.model ?? "",
+      thinking: params.thinking ?? "",
+      extraSystemPrompt: params.extraSystemPrompt ?? "",
+      timeoutSeconds: params.timeoutSeconds ?? 0,
+      deliver: params.deliver ?? false,
+      messageChannel: params.messageChannel ?? "",
+      to: params.to ?? "",
+      sender: params.sender ?? "",
+      edgeId: this.deps.edgeId,
+      acceptedAt: now,
+      ephemeral: params.ephemeralHistory !== undefined,
+      history: params.ephemeralHistory ?? [],
+    };
+    const maxWaitMs = (params.timeoutSeconds ?? this.deps.defaultTimeoutSeconds) * 1000 + QUEUE_GRACE_MS;
+    return this.awaitEnd(runId, follower, maxWaitMs, async () => {
+      try {
+        await this.deps.queue.submit(request);
+      } catch (cause) {
+        this.deps.logger.error({ err: cause, runId }, "cannot dispatch a run");
+        // Recorded as the run's end: the wait below finds it at once.
+        await this.end(record, "UNAVAILABLE", "the run could not be dispatched to a runner");
+      }
+    }).then((final) => final ?? this.timeOut(runId));
+  }
+
+  /** The run's record once final, or null when `timeoutMs` passes first. NOT_FOUND for unknown runs. */
+  async wait(runId: string, timeoutMs: number, follower: RunFollower = {}): Promise<RunRecord | null> {
+    const record = await this.deps.registry.get(runId);
+    if (record === null) throw new GatewayError("NOT_FOUND", `unknown run: ${runId}`);
+    if (isFinal(record.state)) return record;
+    return this.awaitEnd(runId, follower, timeoutMs);
+  }
+
+  /** Asks whichever runner holds the run to stop; false for unknown or finished runs. */
+  async abort(runId: string): Promise<boolean> {
+    const record = await this.deps.registry.get(runId);
+    if (record === null || isFinal(record.state)) return false;
+    // The marker catches a run still in the queue; the broadcast reaches the one running it.
+    await this.deps.registry.requestAbort(runId);
+    this.deps.bus.publish(this.deps.subjects.broadcast("run.abort"), RunAbort.encode({ runId }).finish());
+    return true;
+  }
+
+  private async awaitEnd(
+    runId: string,
+    follower: RunFollower,
+    timeoutMs: number,
+    afterFollow?: () => Promise<void>,
+  ): Promise<RunRecord | null> {
+    let wake: (() => void) | undefined;
+    let ended = false;
+    let lastEventAt = 0;
+    const unfollow = await this.deps.router.follow(runId, {
+      targetId: follower.targetId,
+      onEvent: (payload: AgentEventPayload) => {
+        lastEventAt = Date.now();
+        follower.onEvent?.(payload);
+        if (isTerminalEvent(payload)) {
+          ended = true;
+          wake?.();
+        }
+      },
+    });
+    try {
+      await afterFollow?.();
+      const deadline = Date.now() + timeoutMs;
+      // The terminal event may trail the final record (the runner writes it first): wait for it
+      // briefly, so this edge's sockets get every event before the response.
+      const settle = async (record: RunRecord) => {
+        for (let i = 0; i < 40 && !ended; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        return record;
+      };
+      for (;;) {
+        const left = deadline - Date.now();
+        // Events flowing prove the runner alive: skip the registry read until they pause.
+        if (ended || Date.now() - lastEventAt > POLL_MS) {
+          const record = await this.deps.registry.get(runId);
+          if (record === null) throw new GatewayError("NOT_FOUND", `run ${runId} expired`);
+          if (isFinal(record.state)) return await settle(record);
+          if (record.state === "running" && !(await this.deps.registry.heartbeatAlive(runId))) {
+            this.deps.logger.warn({ runId, runner: record.owner }, "the run's runner stopped heartbeating; ending the run");
+            return await settle(await this.end(record, "UNAVAILABLE", "the runner executing the run stopped responding"));
+          }
+        }
+        if (left <= 0) return null;
+        if (!ended)
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, Math.min(POLL_MS, left));
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+      }
+    } finally {
+      unfollow();
+    }
+  }
+
+  /** Ends a run from outside its runner: record the error, tell every edge with a terminal event. */
+  private async end(record: RunRecord, code: "UNAVAILABLE" | "TIMEOUT", message: string): Promise<RunRecord> {
+    const final = await this.deps.registry.finish(record, { error: { code, message } });
+    this.deps.bus.publish(
+      this.deps.subjects.runEvents(record.runId),
+      encodeAgentEvent(
+        { runId: record.runId, stream: "lifecycle", data: { phase: "error", error: message, code } },
+        { sessionKey: record.sessionKey, seq: TERMINAL_SEQ },
+      ),
+    );
+    return final;
+  }
+
+  private async timeOut(runId: string): Promise<RunRecord> {
+    const record = await this.deps.registry.get(runId);
+    if (record === null) throw new GatewayError("TIMEOUT", `run ${runId} did not finish in time`);
+    if (isFinal(record.state)) return record;
+    return this.end(record, "TIMEOUT", "no runner finished the run in time");
+  }
+}

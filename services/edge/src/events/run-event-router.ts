@@ -1,0 +1,120 @@
+import { type Bus, clientEventFrameBytes, decodeClientEvent, type Subjects, type Unsubscribe } from "@gw/bus";
+import type { ClientEvent } from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
+import type { AgentEventPayload } from "@gw/runs";
+import type { EventHub } from "./event-hub.js";
+
+/** Who on this edge wants a run's events: a socket (by id) and/or an in-process listener. */
+export interface RunFollower {
+  targetId?: string;
+  onEvent?: (payload: AgentEventPayload) => void;
+}
+
+interface RunState {
+  lastSeq: number;
+  followers: Set<RunFollower>;
+  sub: Unsubscribe | undefined;
+  touchedAt: number;
+}
+
+const SWEEP_MS = 30_000;
+const IDLE_FORGET_MS = 60_000;
+
+/**
+ * Routes `agent` events from the bus to this edge's sockets (DESIGN §6). A run someone here
+ * follows has its own subscription (`run.<id>.events`); while the edge holds a control
+ * connection it also listens to every run (`run.*.events`). An event can thus arrive twice:
+ * the per-run seq drops the copy, so each socket sees each event once and in order.
+ */
+export class RunEventRouter {
+  private readonly runs = new Map<string, RunState>();
+  private wildcard: Unsubscribe | undefined;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly deps: { bus: Bus; subjects: Subjects; hub: EventHub; logger: Logger }) {
+    deps.hub.onTargetsChanged(() => this.updateWildcard());
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  /** Resolves once the subscription has reached the bus, so no event published later is missed. */
+  async follow(runId: string, follower: RunFollower): Promise<() => void> {
+    const state = this.state(runId);
+    state.followers.add(follower);
+    state.sub ??= this.deps.bus.subscribe(this.deps.subjects.runEvents(runId), (data) => this.onEvent(data));
+    await this.deps.bus.flush();
+    return () => {
+      state.followers.delete(follower);
+      if (state.followers.size === 0) {
+        state.sub?.();
+        state.sub = undefined;
+        state.touchedAt = Date.now();
+      }
+    };
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    this.wildcard?.();
+    this.wildcard = undefined;
+    for (const state of this.runs.values()) state.sub?.();
+    this.runs.clear();
+  }
+
+  private state(runId: string): RunState {
+    let state = this.runs.get(runId);
+    if (state === undefined) {
+      state = { lastSeq: 0, followers: new Set(), sub: undefined, touchedAt: Date.now() };
+      this.runs.set(runId, state);
+    }
+    return state;
+  }
+
+  private updateWildcard(): void {
+    const wanted = this.deps.hub.hasControl();
+    if (wanted && this.wildcard === undefined) {
+      this.wildcard = this.deps.bus.subscribe(this.deps.subjects.runEvents("*"), (data) => this.onEvent(data));
+    } else if (!wanted && this.wildcard !== undefined) {
+      this.wildcard();
+      this.wildcard = undefined;
+    }
+  }
+
+  private onEvent(data: Uint8Array): void {
+    let event: ClientEvent;
+    try {
+      event = decodeClientEvent(data);
+    } catch (err) {
+      this.deps.logger.warn({ err }, "dropped an undecodable run event");
+      return;
+    }
+    const state = this.state(event.runId);
+    if (event.seq <= state.lastSeq) return;
+    state.lastSeq = event.seq;
+    state.touchedAt = Date.now();
+    const frame = clientEventFrameBytes(event);
+    for (const target of this.deps.hub.controlTargets()) target.sendText(frame);
+    // Control connections have the frame already; a socket following twice gets it once.
+    let followed: Set<string> | undefined;
+    let payload: AgentEventPayload | undefined;
+    for (const follower of [...state.followers]) {
+      const id = follower.targetId;
+      if (id !== undefined && !this.deps.hub.isControl(id) && !followed?.has(id)) {
+        (followed ??= new Set()).add(id);
+        this.deps.hub.target(id)?.sendText(frame);
+      }
+      if (follower.onEvent) {
+        payload ??= JSON.parse(Buffer.from(event.payloadJson).toString("utf8")) as AgentEventPayload;
+        follower.onEvent(payload);
+      }
+    }
+  }
+
+  /** Forgets runs nobody follows once they have been quiet for a while (dedupe state only). */
+  private sweep(): void {
+    const cutoff = Date.now() - IDLE_FORGET_MS;
+    for (const [runId, state] of this.runs) {
+      if (state.followers.size === 0 && state.touchedAt < cutoff) this.runs.delete(runId);
+    }
+  }
+}

@@ -1,0 +1,29 @@
+import { callRpc } from "@gw/bus";
+import { GatewayError, RPC } from "@gw/contracts";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { bearerAuth, type HttpDeps } from "./routes.js";
+
+const ToolsInvokeBodySchema = z.object({
+  tool: z.string({ error: "tool is required" }).min(1, "tool must not be empty").max(128),
+  params: z.record(z.string(), z.unknown(), { error: "params must be an object" }).optional(),
+});
+
+/** SPEC §4.2 `POST /api/tools/invoke`: runs one tool on a runner and returns its result. */
+export function registerToolsInvoke(app: FastifyInstance, deps: HttpDeps): void {
+  app.post("/api/tools/invoke", { onRequest: bearerAuth(deps) }, async (request) => {
+    const parsed = ToolsInvokeBodySchema.safeParse(request.body ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new GatewayError("INVALID_REQUEST", `body.${issue.path.join(".")}: ${issue.message}`);
+    }
+    const res = await callRpc(
+      deps.bus,
+      deps.subjects,
+      RPC.toolsInvoke,
+      { tool: parsed.data.tool, paramsJson: Buffer.from(JSON.stringify(parsed.data.params ?? {}), "utf8") },
+      { timeoutMs: deps.requestTimeoutMs },
+    );
+    return { ok: true, result: JSON.parse(Buffer.from(res.resultJson).toString("utf8")) as unknown };
+  });
+}

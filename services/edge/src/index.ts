@@ -1,0 +1,1 @@
+export { type Edge, type EdgeDeps, startEdge } from "./edge.js";

@@ -1,0 +1,41 @@
+import { type Bus, callRpc, type Subjects } from "@gw/bus";
+import { AgentIdentityGetParamsSchema, AgentsListParamsSchema, RPC } from "@gw/contracts";
+import { defineMethod } from "./registry.js";
+
+export interface BusDeps {
+  bus: Bus;
+  subjects: Subjects;
+  requestTimeoutMs: number;
+}
+
+const ALL_ROLES = ["control", "node", "webchat"] as const;
+
+export function agentMethods(deps: BusDeps) {
+  const opts = { timeoutMs: deps.requestTimeoutMs };
+  return [
+    defineMethod({
+      name: "agents.list",
+      params: AgentsListParamsSchema,
+      roles: ALL_ROLES,
+      handler: async () => {
+        const res = await callRpc(deps.bus, deps.subjects, RPC.agentsList, {}, opts);
+        return { agents: res.agents, defaultAgentId: res.defaultAgentId };
+      },
+    }),
+    defineMethod({
+      name: "agent.identity.get",
+      params: AgentIdentityGetParamsSchema,
+      roles: ALL_ROLES,
+      handler: async (params) => {
+        const identity = await callRpc(
+          deps.bus,
+          deps.subjects,
+          RPC.agentIdentityGet,
+          { agentId: params.agentId ?? "" },
+          opts,
+        );
+        return { ...identity };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,72 @@
+import { GatewayError, type Role } from "@gw/contracts";
+import type { z } from "zod";
+import type { Principal } from "../auth/auth-gate.js";
+
+/** What a method handler may know about the connection that called it. */
+export interface CallContext {
+  connId: string;
+  role: Role;
+  principal: Principal;
+  /** Session events of this key reach this connection from now on (SPEC §6). */
+  watchSession(key: string): void;
+  /** Stops the events of a session this connection watched (control connections still get all). */
+  unwatchSession(key: string): void;
+}
+
+export interface MethodDefinition<S extends z.ZodType> {
+  name: string;
+  params: S;
+  /** Roles that may call the method. */
+  roles: readonly Role[];
+  handler: (params: z.output<S>, ctx: CallContext) => Promise<Record<string, unknown>>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry stores methods of every param type
+type AnyMethod = MethodDefinition<any>;
+
+export function defineMethod<S extends z.ZodType>(def: MethodDefinition<S>): MethodDefinition<S> {
+  return def;
+}
+
+/** Formats zod issues as `params.limit: expected number, received string`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const path = ["params", ...issue.path.map(String)].join(".");
+      return `${path}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+/** `method -> { schema, handler }`: params are validated once here, handlers get typed input. */
+export class MethodRegistry {
+  private readonly methods = new Map<string, AnyMethod>();
+
+  register(...defs: AnyMethod[]): this {
+    for (const def of defs) {
+      if (this.methods.has(def.name)) throw new Error(`method ${def.name} registered twice`);
+      this.methods.set(def.name, def);
+    }
+    return this;
+  }
+
+  has(name: string): boolean {
+    return this.methods.has(name);
+  }
+
+  names(): string[] {
+    return [...this.methods.keys()].sort();
+  }
+
+  async dispatch(name: string, rawParams: unknown, ctx: CallContext): Promise<Record<string, unknown>> {
+    const def = this.methods.get(name);
+    if (def === undefined) throw new GatewayError("METHOD_NOT_FOUND", `unknown method: ${name}`);
+    if (!def.roles.includes(ctx.role)) {
+      throw new GatewayError("FORBIDDEN", `method ${name} is not allowed for role ${ctx.role}`);
+    }
+    const parsed = def.params.safeParse(rawParams ?? {});
+    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error));
+    return def.handler(parsed.data, ctx);
+  }
+}

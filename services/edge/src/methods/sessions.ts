@@ -1,0 +1,114 @@
+import { type Bus, callRpc, type Subjects } from "@gw/bus";
+import {
+  RPC,
+  SessionKeyParamsSchema,
+  SessionsListParamsSchema,
+  SessionsPatchParamsSchema,
+  SessionsPreviewParamsSchema,
+  sessionPreviewView,
+  sessionSummaryView,
+} from "@gw/contracts";
+import { defineMethod } from "./registry.js";
+
+export interface SessionBusDeps {
+  bus: Bus;
+  subjects: Subjects;
+  requestTimeoutMs: number;
+}
+
+/** Reading and watching a session is open to every role; changing or listing sessions is control's. */
+const ALL_ROLES = ["control", "node", "webchat"] as const;
+const CONTROL = ["control"] as const;
+
+export function sessionMethods(deps: SessionBusDeps) {
+  const opts = { timeoutMs: deps.requestTimeoutMs };
+  const call = <Req, Res>(def: Parameters<typeof callRpc<Req, Res>>[2], req: Req) =>
+    callRpc(deps.bus, deps.subjects, def, req, opts);
+  return [
+    defineMethod({
+      name: "sessions.list",
+      params: SessionsListParamsSchema,
+      roles: CONTROL,
+      handler: async (p) => {
+        const res = await call(RPC.sessionsList, { agentId: p.agentId ?? "", limit: p.limit, offset: p.offset });
+        return { sessions: res.sessions.map(sessionSummaryView), total: res.total };
+      },
+    }),
+    defineMethod({
+      name: "sessions.preview",
+      params: SessionsPreviewParamsSchema,
+      roles: ALL_ROLES,
+      handler: async (p, ctx) => {
+        const res = await call(RPC.sessionsPreview, { key: p.key, limit: p.limit });
+        ctx.watchSession(p.key);
+        return { ...sessionPreviewView(res.session, res.entries) };
+      },
+    }),
+    defineMethod({
+      name: "sessions.patch",
+      params: SessionsPatchParamsSchema,
+      roles: CONTROL,
+      handler: async (p, ctx) => {
+        // Watch first, so the caller also receives the session.updated this patch emits.
+        ctx.watchSession(p.key);
+        const res = await call(RPC.sessionsPatch, {
+          key: p.key,
+          agentId: p.agentId ?? "",
+          model: p.model ?? "",
+          thinking: p.thinking ?? "",
+        });
+        const changes = JSON.parse(Buffer.from(res.changesJson).toString("utf8") || "{}") as object;
+        return { updated: res.updated, changes };
+      },
+    }),
+    defineMethod({
+      name: "sessions.reset",
+      params: SessionKeyParamsSchema,
+      roles: CONTROL,
+      handler: async (p, ctx) => {
+        const res = await call(RPC.sessionsReset, { key: p.key });
+        ctx.watchSession(p.key);
+        return { reset: res.reset };
+      },
+    }),
+    defineMethod({
+      name: "sessions.delete",
+      params: SessionKeyParamsSchema,
+      roles: CONTROL,
+      handler: async (p, ctx) => {
+        const res = await call(RPC.sessionsDelete, { key: p.key });
+        ctx.unwatchSession(p.key);
+        return { deleted: res.deleted };
+      },
+    }),
+    defineMethod({
+      name: "sessions.compact",
+      params: SessionKeyParamsSchema,
+      roles: CONTROL,
+      handler: async (p, ctx) => {
+        const res = await call(RPC.sessionsCompact, { key: p.key });
+        ctx.watchSession(p.key);
+        return { compacted: res.compacted, beforeSize: res.beforeSize, afterSize: res.afterSize };
+      },
+    }),
+    defineMethod({
+      name: "sessions.subscribe",
+      params: SessionKeyParamsSchema,
+      roles: ALL_ROLES,
+      // No lookup: a client may watch a key before its first use to see session.created.
+      handler: async (p, ctx) => {
+        ctx.watchSession(p.key);
+        return { subscribed: true, key: p.key };
+      },
+    }),
+    defineMethod({
+      name: "sessions.unsubscribe",
+      params: SessionKeyParamsSchema,
+      roles: ALL_ROLES,
+      handler: async (p, ctx) => {
+        ctx.unwatchSession(p.key);
+        return { unsubscribed: true, key: p.key };
+      },
+    }),
+  ];
+}

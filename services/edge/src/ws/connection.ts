@@ -1,0 +1,193 @@
+import { randomUUID } from "node:crypto";
+import { ConnectParamsSchema, type FrameId, GatewayError, type Role } from "@gw/contracts";
+import type { Logger, Metrics } from "@gw/runtime";
+import type { RawData, WebSocket } from "ws";
+import type { AuthGate, Principal } from "../auth/auth-gate.js";
+import type { HeaderBag } from "../auth/client-address.js";
+import type { EventHub, EventTarget } from "../events/event-hub.js";
+import { describeIssues, type MethodRegistry } from "../methods/registry.js";
+import { errorFrame, parseRequestFrame, successFrame } from "./frames.js";
+import { isSlowConsumer, tooManyInFlight, type WsLimits } from "./limits.js";
+
+export interface ConnectionDeps {
+  registry: MethodRegistry;
+  authGate: AuthGate;
+  logger: Logger;
+  metrics: Metrics;
+  events: EventHub;
+  preConnectTimeoutMs: number;
+  limits: WsLimits;
+  /** Extra fields for the `connect` response (server identity, limits). */
+  hello: Record<string, unknown>;
+}
+
+export interface UpgradeInfo {
+  peerIp: string;
+  clientIp: string;
+  headers: HeaderBag;
+}
+
+type State =
+  | { phase: "new" }
+  | { phase: "connecting" }
+  | { phase: "ready"; role: Role; principal: Principal };
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+/** One WebSocket client: `connect` first, then registry-dispatched requests, plus events. */
+export class Connection implements EventTarget {
+  readonly id = randomUUID();
+  private state: State = { phase: "new" };
+  private readonly preConnectTimer: NodeJS.Timeout;
+  private readonly logger: Logger;
+  private corked = false;
+  private inFlight = 0;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly upgrade: UpgradeInfo,
+    private readonly deps: ConnectionDeps,
+  ) {
+    this.logger = deps.logger.child({ connId: this.id, clientIp: upgrade.clientIp });
+    this.preConnectTimer = setTimeout(() => {
+      if (this.state.phase !== "ready") socket.close(4008, "connect timeout");
+    }, deps.preConnectTimeoutMs);
+    this.preConnectTimer.unref();
+    socket.on("message", (data) => void this.onMessage(toBuffer(data)));
+    socket.on("close", () => {
+      clearTimeout(this.preConnectTimer);
+      deps.events.remove(this.id);
+    });
+    socket.on("error", (err) => this.logger.debug({ err }, "socket error"));
+  }
+
+  get role(): Role | undefined {
+    return this.state.phase === "ready" ? this.state.role : undefined;
+  }
+
+  send(frame: object): void {
+    this.sendText(JSON.stringify(frame));
+  }
+
+  sendText(frame: string | Buffer): void {
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    if (isSlowConsumer(this.socket, this.deps.limits)) {
+      // A close frame would queue behind the unread bytes, so drop the socket and its queue now.
+      this.logger.warn({ bufferedBytes: this.socket.bufferedAmount }, "slow consumer disconnected");
+      this.socket.terminate();
+      return;
+    }
+    this.cork();
+    this.socket.send(frame, { binary: false });
+  }
+
+  /**
+   * Frames produced in one turn of the event loop (answers finishing together, a burst of run
+   * events) leave in one write instead of one system call each: the socket is corked at the
+   * first frame and uncorked once the turn's other callbacks have run.
+   */
+  private cork(): void {
+    if (this.corked) return;
+    const tcp = (this.socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    if (tcp === undefined) return;
+    this.corked = true;
+    tcp.cork();
+    setImmediate(() => {
+      this.corked = false;
+      tcp.uncork();
+    });
+  }
+
+  close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+  }
+
+  private async onMessage(raw: Buffer): Promise<void> {
+    const parsed = parseRequestFrame(raw);
+    if (!parsed.ok) {
+      this.send(errorFrame(parsed.id, parsed.error, this.logger));
+      return;
+    }
+    const { id, method, params } = parsed.frame;
+    if (this.inFlight >= this.deps.limits.maxInFlight) {
+      this.send(errorFrame(id, tooManyInFlight(this.deps.limits), this.logger));
+      return;
+    }
+    this.inFlight++;
+    // Only known names become label values, so junk methods cannot blow up metric cardinality.
+    const label = method === "connect" || this.deps.registry.has(method) ? method : "unknown";
+    const { metrics } = this.deps;
+    const stopTimer = metrics.requestDuration.startTimer({ method: label });
+    metrics.inFlight.inc({ method: label });
+    let outcome = "ok";
+    try {
+      const payload = method === "connect" ? await this.connect(params) : await this.call(method, params);
+      this.send(successFrame(id, payload));
+    } catch (err) {
+      const frame = errorFrame(id as FrameId, err, this.logger);
+      outcome = frame.error.code;
+      this.send(frame);
+    } finally {
+      this.inFlight--;
+      metrics.inFlight.dec({ method: label });
+      metrics.requests.inc({ method: label, outcome });
+      stopTimer();
+    }
+  }
+
+  private async call(method: string, params: unknown): Promise<Record<string, unknown>> {
+    const state = this.state;
+    if (state.phase !== "ready") throw new GatewayError("NOT_CONNECTED", `send connect before ${method}`);
+    return this.deps.registry.dispatch(method, params, {
+      connId: this.id,
+      role: state.role,
+      principal: state.principal,
+      watchSession: (key) => this.deps.events.watchSession(this.id, key),
+      unwatchSession: (key) => this.deps.events.unwatchSession(this.id, key),
+    });
+  }
+
+  private async connect(rawParams: unknown): Promise<Record<string, unknown>> {
+    if (this.state.phase !== "new") {
+      throw new GatewayError(
+        "INVALID_REQUEST",
+        this.state.phase === "ready" ? "already connected" : "connect already in progress",
+      );
+    }
+    const parsed = ConnectParamsSchema.safeParse(rawParams ?? {});
+    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error));
+    const params = parsed.data;
+    this.state = { phase: "connecting" };
+    try {
+      const principal = await this.deps.authGate.authorize(
+        {
+          peerIp: this.upgrade.peerIp,
+          headers: this.upgrade.headers,
+          credential: params.auth?.token ?? params.auth?.password,
+        },
+        this.upgrade.clientIp,
+      );
+      this.state = { phase: "ready", role: params.role, principal };
+    } catch (err) {
+      this.state = { phase: "new" };
+      throw err;
+    }
+    clearTimeout(this.preConnectTimer);
+    this.deps.events.add(this);
+    this.logger.info(
+      { role: params.role, auth: this.state.principal.method, client: params.client },
+      "connected",
+    );
+    return {
+      connId: this.id,
+      role: params.role,
+      auth: { method: this.state.principal.method },
+      methods: ["connect", ...this.deps.registry.names()],
+      ...this.deps.hello,
+    };
+  }
+}

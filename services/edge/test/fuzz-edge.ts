@@ -1,0 +1,97 @@
+import { Writable } from "node:stream";
+import { createSubjects, InProcessBus, serveRpc } from "@gw/bus";
+import { defaultConfig } from "@gw/config";
+import { GATEWAY_VERSION, RPC } from "@gw/contracts";
+import { createLogger, createMetrics } from "@gw/runtime";
+import { createMemoryFastStore, type FastStore } from "@gw/store";
+import { type Edge, startEdge } from "../src/edge.js";
+
+export const FUZZ_TOKEN = "fuzz-token-0123456789";
+
+/** Every call that would change the fast store, by `store.method`. */
+export type WriteLog = string[];
+
+const WRITE_METHODS = new Set(["begin", "complete", "abandon", "hit", "reset", "add", "remove", "set", "delete"]);
+
+function recordWrites<T extends object>(name: string, target: T, writes: WriteLog): T {
+  return new Proxy(target, {
+    get(t, prop, receiver) {
+      const value = Reflect.get(t, prop, receiver) as unknown;
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        if (WRITE_METHODS.has(String(prop))) writes.push(`${name}.${String(prop)}`);
+        return (value as (...a: unknown[]) => unknown).apply(t, args);
+      };
+    },
+  });
+}
+
+function watchedStore(inner: FastStore, writes: WriteLog): FastStore {
+  return {
+    idempotency: recordWrites("idempotency", inner.idempotency, writes),
+    counters: recordWrites("counters", inner.counters, writes),
+    sets: recordWrites("sets", inner.sets, writes),
+    values: recordWrites("values", inner.values, writes),
+    isHealthy: () => inner.isHealthy(),
+    close: () => inner.close(),
+  };
+}
+
+export interface FuzzEdge {
+  edge: Edge;
+  url: string;
+  httpUrl: string;
+  writes: WriteLog;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real edge on a free loopback port with the in-process bus, the memory store (watched for
+ * writes) and a stand-in agent runner, so the fuzz suite needs no other service.
+ */
+export async function startFuzzEdge(limits: Record<string, number> = {}): Promise<FuzzEdge> {
+  const config = defaultConfig({ gateway: { auth: { token: FUZZ_TOKEN }, limits } });
+  const bus = new InProcessBus();
+  const subjects = createSubjects();
+  const writes: WriteLog = [];
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      if (logs.length < 10_000) logs.push(String(chunk));
+      done();
+    },
+  });
+  const fastStore = createMemoryFastStore();
+  const stopAgents = serveRpc(bus, subjects, RPC.agentsList, () => ({
+    agents: [{ id: "main", name: "Main", model: "builtin/echo", description: "" }],
+    defaultAgentId: "main",
+  }));
+  const edge = await startEdge(
+    {
+      config,
+      bus,
+      subjects,
+      fastStore: watchedStore(fastStore, writes),
+      logger: createLogger({ service: "edge", level: "info", destination: sink }),
+      metrics: createMetrics({ service: "edge", collectDefault: false }),
+      edgeId: "fuzz",
+      version: GATEWAY_VERSION,
+      isHealthy: () => true,
+    },
+    { host: "127.0.0.1", port: 0 },
+  );
+  return {
+    edge,
+    url: `ws://127.0.0.1:${edge.port}/`,
+    httpUrl: `http://127.0.0.1:${edge.port}`,
+    writes,
+    logs,
+    close: async () => {
+      await edge.close();
+      stopAgents();
+      await bus.close();
+      await fastStore.close();
+    },
+  };
+}
