@@ -1,0 +1,17 @@
+import type { AgentCatalog } from "./agents.js";
+import type { SessionRepository } from "./repository.js";
+import type { SessionEvents } from "./session-events.js";
+import type { SessionMeta, StoredEntry } from "./model.js";
+
+/** Writes the summary that replaces `older` entries when a session is compacted. */
+export type Summarizer = (meta: SessionMeta, older: StoredEntry[]) => Promise<string>;
+
+/** What every sessions handler is given; one object, built once by the composition root. */
+export interface SessionsDeps {
+  repo: SessionRepository;
+  events: SessionEvents;
+  agents: AgentCatalog;
+  summarize: Summarizer;
+  now: () => number;
+  newId: () => string;
+}

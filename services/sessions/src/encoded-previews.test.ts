@@ -1,0 +1,60 @@
+import { RPC } from "@gw/contracts";
+import { describe, expect, it } from "vitest";
+import { EncodedPreviews } from "./encoded-previews.js";
+import type { SessionMeta, StoredEntry } from "./model.js";
+
+const meta = (over: Partial<SessionMeta> = {}): SessionMeta => ({
+  key: "web:a",
+  agentId: "main",
+  model: "builtin/echo",
+  thinking: "",
+  createdAt: 1,
+  updatedAt: 2,
+  messageCount: 1,
+  leafId: "e1",
+  gen: "g",
+  historySeq: 0,
+  ...over,
+});
+const entry = (body: string): StoredEntry => ({
+  id: `id-${body}`,
+  parentId: "",
+  role: "user",
+  sender: "",
+  body,
+  timestamp: 3,
+  runId: "",
+  kind: "message",
+  meta: "",
+});
+const decode = (bytes: Uint8Array) => RPC.sessionsPreview.response.decode(bytes);
+
+describe("EncodedPreviews", () => {
+  it("encodes the preview answer, and reuses it only for the same summary and entry objects", () => {
+    const previews = new EncodedPreviews();
+    const tail = [entry("b"), entry("a")];
+    const first = previews.encode(20, meta(), tail);
+    expect(decode(first).entries.map((e) => e.body)).toEqual(["b", "a"]);
+    expect(decode(first).session?.messageCount).toBe(1);
+    // A copy each time: a caller that scribbles on its bytes cannot spoil the next answer.
+    first.fill(0);
+    expect(decode(previews.encode(20, meta(), [...tail])).entries.map((e) => e.body)).toEqual(["b", "a"]);
+    expect(decode(previews.encode(20, meta({ updatedAt: 9, messageCount: 3 }), tail)).session).toMatchObject({
+      updatedAt: 9,
+      messageCount: 3,
+    });
+    expect(decode(previews.encode(20, meta({ model: "x/y" }), tail)).session?.model).toBe("x/y");
+    const edited = [{ ...tail[0]!, body: "b2" }, tail[1]!];
+    expect(decode(previews.encode(20, meta({ model: "x/y" }), edited)).entries.map((e) => e.body)).toEqual(["b2", "a"]);
+    expect(decode(previews.encode(20, meta({ model: "x/y" }), tail.slice(1))).entries.map((e) => e.body)).toEqual(["a"]);
+  });
+
+  it("keeps a bounded number of answers and bytes", () => {
+    const previews = new EncodedPreviews({ answers: 3, bytes: 10_000 });
+    for (let i = 0; i < 20; i++) previews.encode(20, meta({ key: `web:${i}` }), [entry(`m${i}`)]);
+    expect(previews.size.answers).toBe(3);
+    previews.encode(20, meta({ key: "web:big" }), [entry("x".repeat(5_000))]);
+    expect(previews.size.answers).toBe(3);
+    expect(previews.size.bytes).toBeLessThanOrEqual(10_000);
+  });
+});

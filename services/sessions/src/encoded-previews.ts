@@ -1,0 +1,67 @@
+import { RPC, type SessionSummary } from "@gw/contracts";
+import { toEntry, toSummary } from "./convert.js";
+import type { SessionMeta, StoredEntry } from "./model.js";
+
+interface Answer {
+  summary: SessionSummary;
+  /** The very entry objects the bytes were made from (stored entries are never changed in place). */
+  entries: StoredEntry[];
+  bytes: Uint8Array;
+}
+
+export interface EncodedPreviewLimits {
+  answers: number;
+  bytes: number;
+}
+
+const sameSummary = (a: SessionSummary, b: SessionSummary) =>
+  (Object.keys(a) as Array<keyof SessionSummary>).every((k) => a[k] === b[k]);
+const sameEntries = (a: StoredEntry[], b: StoredEntry[]) => a.length === b.length && a.every((e, i) => e === b[i]);
+
+/**
+ * Encoded `sessions.preview` answers, reused while a session's summary and tail stay the same.
+ * Nothing is trusted but the content: an answer is reused only when the summary is equal field by
+ * field and the tail is the same entry objects (the tail cache hands out the objects it holds), so
+ * a changed session is re-encoded, never served stale. Bounded LRU by answers and bytes.
+ */
+export class EncodedPreviews {
+  private readonly answers = new Map<string, Answer>();
+  private bytes = 0;
+
+  constructor(private readonly limits: EncodedPreviewLimits = { answers: 512, bytes: 16 * 2 ** 20 }) {}
+
+  /** The encoded SessionsPreviewResponse, a copy the caller owns. */
+  encode(limit: number, meta: SessionMeta, entries: StoredEntry[]): Uint8Array {
+    const id = `${limit}:${meta.key}`;
+    const summary = toSummary(meta);
+    const hit = this.answers.get(id);
+    if (hit && sameSummary(hit.summary, summary) && sameEntries(hit.entries, entries)) {
+      this.answers.delete(id);
+      this.answers.set(id, hit);
+      return hit.bytes.slice();
+    }
+    const bytes = RPC.sessionsPreview.response.encode({ session: summary, entries: entries.map(toEntry) }).finish();
+    this.remember(id, { summary, entries, bytes });
+    return bytes.slice();
+  }
+
+  get size(): { answers: number; bytes: number } {
+    return { answers: this.answers.size, bytes: this.bytes };
+  }
+
+  private remember(id: string, answer: Answer): void {
+    const old = this.answers.get(id);
+    if (old) {
+      this.answers.delete(id);
+      this.bytes -= old.bytes.length;
+    }
+    if (answer.bytes.length > this.limits.bytes / 4) return;
+    this.answers.set(id, answer);
+    this.bytes += answer.bytes.length;
+    for (const [oldest, { bytes }] of this.answers) {
+      if (this.answers.size <= this.limits.answers && this.bytes <= this.limits.bytes) break;
+      this.answers.delete(oldest);
+      this.bytes -= bytes.length;
+    }
+  }
+}
