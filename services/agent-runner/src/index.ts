@@ -1,0 +1,2 @@
+export { AgentDirectory } from "./agent-directory.js";
+export { type Runner, type RunnerDeps, startRunner } from "./runner.js";

@@ -1,0 +1,35 @@
+import { runMain, startHost } from "@gw/host";
+import { DEFAULT_REGISTRY_OPTIONS, JetStreamRunQueue, RunRegistry } from "@gw/runs";
+import { startRunner } from "./runner.js";
+
+runMain("agent-runner", async () => {
+  const host = await startHost({
+    service: "agent-runner",
+    argv: process.argv.slice(2),
+    env: process.env,
+    needs: { fastStore: true },
+  });
+  const { config } = host;
+  const runner = startRunner({
+    config,
+    bus: host.bus,
+    subjects: host.subjects,
+    queue: new JetStreamRunQueue(host.nc, { prefix: config.nats.subjectPrefix }),
+    registry: new RunRegistry(host.fastStore!, {
+      ...DEFAULT_REGISTRY_OPTIONS,
+      retentionMs: config.runner.resultRetentionSeconds * 1000,
+    }),
+    logger: host.logger,
+    runnerId: process.env.RUNNER_ID,
+  });
+  // Registered after the connections, so it runs first on shutdown: runs finish before NATS closes.
+  host.shutdown.add("runner", () => runner.stop());
+  host.logger.info(
+    {
+      runnerId: runner.runnerId,
+      maxConcurrentRuns: config.runner.maxConcurrentRuns,
+      agents: config.agents.list.map((a) => `${a.id}=${a.model}`),
+    },
+    "agent-runner serving",
+  );
+});

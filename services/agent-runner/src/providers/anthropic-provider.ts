@@ -1,0 +1,144 @@
+import {
+  type ChatMessage,
+  httpError,
+  type ModelChunk,
+  type ModelProvider,
+  type ModelRequest,
+  ProviderError,
+  providerFetch,
+} from "./model-provider.js";
+import type { HttpProviderConfig } from "./openai-provider.js";
+import { readSse } from "./sse.js";
+import { anthropicThinkingBudget } from "./thinking.js";
+
+const API_VERSION = "2023-06-01";
+const MAX_TOKENS = 4_096;
+
+type Block = Record<string, unknown>;
+
+/** Tool results go back as user turns of tool_result blocks; consecutive ones share a turn. */
+function toWireMessages(messages: ChatMessage[]): Array<{ role: string; content: Block[] | string }> {
+  const out: Array<{ role: string; content: Block[] | string }> = [];
+  for (const m of messages) {
+    if (m.role === "user") out.push({ role: "user", content: m.content });
+    else if (m.role === "assistant") {
+      const content: Block[] = m.content ? [{ type: "text", text: m.content }] : [];
+      for (const c of m.toolCalls ?? []) content.push({ type: "tool_use", id: c.id, name: c.name, input: c.input });
+      out.push({ role: "assistant", content });
+    } else {
+      const block = { type: "tool_result", tool_use_id: m.toolCallId, content: m.content, is_error: m.isError ?? false };
+      const last = out.at(-1);
+      if (last?.role === "user" && Array.isArray(last.content)) last.content.push(block);
+      else out.push({ role: "user", content: [block] });
+    }
+  }
+  return out;
+}
+
+interface StreamEvent {
+  type: string;
+  index?: number;
+  content_block?: { type: string; id?: string; name?: string; text?: string };
+  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string };
+  message?: { usage?: { input_tokens?: number } };
+  usage?: { output_tokens?: number };
+  error?: { type?: string; message?: string };
+}
+
+/** The Anthropic Messages API (`POST {baseUrl}/v1/messages`), streamed. */
+export class AnthropicProvider implements ModelProvider {
+  constructor(private readonly config: HttpProviderConfig) {}
+
+  private url(): string {
+    const base = this.config.baseUrl.replace(/\/$/, "");
+    return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`;
+  }
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+    const { config } = this;
+    const budget = request.thinking ? anthropicThinkingBudget(request.thinking) : 0;
+    const body = {
+      model: request.model,
+      max_tokens: MAX_TOKENS + budget,
+      stream: true,
+      messages: toWireMessages(request.messages),
+      ...(request.system ? { system: request.system } : {}),
+      ...(request.tools.length
+        ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) }
+        : {}),
+      ...(budget ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
+    };
+    const res = await providerFetch(
+      config.name,
+      this.url(),
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "text/event-stream",
+          "anthropic-version": API_VERSION,
+          ...(config.apiKey ? { "x-api-key": config.apiKey } : {}),
+        },
+        body: JSON.stringify(body),
+      },
+      { signal, timeoutMs: config.timeoutMs },
+    );
+    if (!res.ok || res.body === null) throw await httpError(config.name, res);
+    yield* this.readStream(res.body, signal);
+  }
+
+  private async *readStream(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+    const tools = new Map<number, { id: string; name: string; json: string }>();
+    let inputTokens = 0;
+    let stopped = false;
+    for await (const sse of readSse(body, { provider: this.config.name, idleMs: this.config.timeoutMs, signal })) {
+      const event = JSON.parse(sse.data) as StreamEvent;
+      switch (event.type) {
+        case "message_start":
+          inputTokens = event.message?.usage?.input_tokens ?? 0;
+          break;
+        case "content_block_start":
+          if (event.content_block?.type === "tool_use")
+            tools.set(event.index ?? 0, { id: event.content_block.id ?? "", name: event.content_block.name ?? "", json: "" });
+          else if (event.content_block?.type === "thinking") yield { type: "thinking" };
+          break;
+        case "content_block_delta":
+          if (event.delta?.type === "text_delta" && event.delta.text) yield { type: "text", text: event.delta.text };
+          else if (event.delta?.type === "input_json_delta") {
+            const tool = tools.get(event.index ?? 0);
+            if (tool) tool.json += event.delta.partial_json ?? "";
+          }
+          break;
+        case "content_block_stop": {
+          const tool = tools.get(event.index ?? 0);
+          if (tool) {
+            tools.delete(event.index ?? 0);
+            yield { type: "tool_call", call: { id: tool.id, name: tool.name, input: parseInput(tool.json, tool.name) } };
+          }
+          break;
+        }
+        case "message_delta":
+          yield { type: "usage", inputTokens, outputTokens: event.usage?.output_tokens ?? 0 };
+          break;
+        case "message_stop":
+          stopped = true;
+          break;
+        case "error":
+          throw new ProviderError(`${this.config.name}: ${event.error?.message ?? "stream error"}`, {
+            retryable: event.error?.type === "overloaded_error" || event.error?.type === "api_error",
+          });
+      }
+      if (stopped) break;
+    }
+    if (!stopped) throw new ProviderError(`${this.config.name} stream ended before message_stop`, { retryable: true });
+  }
+}
+
+function parseInput(json: string, name: string): Record<string, unknown> {
+  if (json.trim() === "") return {};
+  try {
+    return JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    throw new ProviderError(`the model sent invalid JSON input for tool ${name}`, { retryable: false });
+  }
+}

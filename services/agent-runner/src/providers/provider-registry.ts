@@ -1,0 +1,37 @@
+import { BUILTIN_PROVIDER, type GatewayConfig, parseModelRef } from "@gw/config";
+import { GatewayError } from "@gw/contracts";
+import { AnthropicProvider } from "./anthropic-provider.js";
+import { BuiltinProvider } from "./builtin-provider.js";
+import type { ModelProvider } from "./model-provider.js";
+import { OpenAiProvider } from "./openai-provider.js";
+import { DEFAULT_RETRY, RetryingProvider, type RetryPolicy } from "./retrying-provider.js";
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** Resolves `<provider>/<model>` to an adapter built once from `models.providers`. */
+export class ProviderRegistry {
+  private readonly providers = new Map<string, ModelProvider>();
+
+  constructor(models: GatewayConfig["models"], retry: RetryPolicy = DEFAULT_RETRY) {
+    this.providers.set(BUILTIN_PROVIDER, new BuiltinProvider());
+    for (const [name, p] of Object.entries(models.providers)) {
+      const config = { name, baseUrl: p.baseUrl, apiKey: p.apiKey, timeoutMs: p.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+      const adapter = p.kind === "openai" ? new OpenAiProvider(config) : new AnthropicProvider(config);
+      this.providers.set(name, new RetryingProvider(adapter, retry));
+    }
+  }
+
+  resolve(ref: string): { provider: ModelProvider; model: string } {
+    let parsed: ReturnType<typeof parseModelRef>;
+    try {
+      parsed = parseModelRef(ref);
+    } catch (cause) {
+      throw new GatewayError("INVALID_REQUEST", (cause as Error).message);
+    }
+    const provider = this.providers.get(parsed.provider);
+    if (provider === undefined) throw new GatewayError("INVALID_REQUEST", `unknown model provider: ${parsed.provider}`);
+    if (parsed.provider === BUILTIN_PROVIDER && parsed.model !== "echo")
+      throw new GatewayError("INVALID_REQUEST", `unknown builtin model: ${parsed.model}`);
+    return { provider, model: parsed.model };
+  }
+}

@@ -1,0 +1,129 @@
+import type { Bus, Subjects } from "@gw/bus";
+import type { GatewayConfig } from "@gw/config";
+import { GatewayError, type RunRequest } from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
+import type { RunRecord, RunRegistry } from "@gw/runs";
+import type { AgentDirectory } from "../agent-directory.js";
+import type { ChatMessage, Thinking } from "../providers/model-provider.js";
+import type { ProviderRegistry } from "../providers/provider-registry.js";
+import type { ToolRegistry } from "../tools/tool-registry.js";
+import { runAgentLoop } from "./agent-loop.js";
+import { RunAborted, RunTimedOut, runFailure } from "./run-errors.js";
+import { RunEventPublisher } from "./run-event-publisher.js";
+import { messageToEntry, type SessionClient, type SessionView } from "./session-client.js";
+
+export interface ExecutorDeps {
+  runnerId: string;
+  settings: GatewayConfig["runner"];
+  bus: Bus;
+  subjects: Subjects;
+  registry: RunRegistry;
+  directory: AgentDirectory;
+  providers: ProviderRegistry;
+  tools: ToolRegistry;
+  sessions: SessionClient;
+  logger: Logger;
+  /** Live runs on this runner, so an abort broadcast finds its controller. */
+  active: Map<string, AbortController>;
+}
+
+const HEARTBEAT_MS = 2_000;
+const LOCK_POLL_MS = 50;
+
+const THINKING = new Set(["low", "medium", "high", "extended"]);
+
+function asThinking(value: string): Thinking | undefined {
+  return THINKING.has(value) ? (value as Thinking) : undefined;
+}
+
+/** Waits for the session's run lock: runs on one session take turns, others run in parallel. */
+async function lockSession(deps: ExecutorDeps, req: RunRequest, signal: AbortSignal): Promise<void> {
+  while (!(await deps.registry.tryLockSession(req.sessionKey, req.runId))) {
+    signal.throwIfAborted();
+    await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+  }
+}
+
+async function loadLocked(deps: ExecutorDeps, req: RunRequest, agentId: string, signal: AbortSignal): Promise<SessionView> {
+  await lockSession(deps, req, signal);
+  return deps.sessions.load(req.sessionKey, agentId);
+}
+
+/** A stateless run's conversation comes with the request; there is no session to read or lock. */
+function ephemeralSession(req: RunRequest): SessionView {
+  const messages: ChatMessage[] = req.history.map((m) =>
+    m.role === "assistant" ? { role: "assistant", content: m.content } : { role: "user", content: m.content },
+  );
+  return { model: "", thinking: "", summary: "", messages };
+}
+
+async function execute(deps: ExecutorDeps, req: RunRequest, events: RunEventPublisher, signal: AbortSignal): Promise<string> {
+  if (req.deliver)
+    throw new GatewayError("UNAVAILABLE", "deliver: true needs the delivery service, which this gateway does not run yet");
+  const agent = deps.directory.get(req.agentId);
+  const session = req.ephemeral ? ephemeralSession(req) : await loadLocked(deps, req, agent.id, signal);
+  const thinking = asThinking(req.thinking) ?? asThinking(session.thinking);
+  if (thinking) events.emit("lifecycle", { phase: "thinking" });
+  const { provider, model } = deps.providers.resolve(req.model || session.model || agent.model);
+  const system = [req.extraSystemPrompt, agent.systemPrompt ?? "", session.summary].filter(Boolean).join("\n\n");
+  const result = await runAgentLoop({
+    provider,
+    model,
+    system,
+    history: session.messages,
+    message: req.message,
+    thinking,
+    toolAllow: agent.tools,
+    tools: deps.tools,
+    maxToolRounds: deps.settings.maxToolRounds,
+    events,
+    ctx: { signal, agentId: agent.id, sessionKey: req.sessionKey },
+  });
+  if (!req.ephemeral) {
+    await deps.sessions.append(
+      req.sessionKey,
+      agent.id,
+      result.added.map((m) => messageToEntry(m, req.runId, req.sender || "user")),
+    );
+  }
+  return result.text;
+}
+
+/** One run on this runner: claim, heartbeat, execute, record the outcome, then the terminal event. */
+export async function executeRun(deps: ExecutorDeps, req: RunRequest): Promise<void> {
+  // Both reads at once: the abort marker catches an abort that came while the run was queued.
+  const [record, abortedEarly]: [RunRecord | null, boolean] = await Promise.all([
+    deps.registry.claim(req.runId, deps.runnerId),
+    deps.registry.abortRequested(req.runId),
+  ]);
+  if (record === null) return; // already finished (timed out at the edge, or aborted) or expired
+  const log = deps.logger.child({ runId: req.runId });
+  const controller = new AbortController();
+  deps.active.set(req.runId, controller);
+  const seconds = Math.min(req.timeoutSeconds || deps.settings.defaultTimeoutSeconds, deps.settings.maxTimeoutSeconds);
+  const timer = setTimeout(() => controller.abort(new RunTimedOut(seconds)), seconds * 1000);
+  const beat = setInterval(() => {
+    void deps.registry.heartbeat(req.runId, deps.runnerId).catch((err) => log.warn({ err }, "heartbeat failed"));
+    if (!req.ephemeral) void deps.registry.refreshSessionLock(req.sessionKey, req.runId).catch(() => undefined);
+  }, HEARTBEAT_MS);
+  const events = new RunEventPublisher(deps.bus, deps.subjects, req.runId, req.sessionKey);
+  events.emit("lifecycle", { phase: "start" });
+  try {
+    if (abortedEarly) controller.abort(new RunAborted());
+    controller.signal.throwIfAborted();
+    const text = await execute(deps, req, events, controller.signal);
+    await deps.registry.finish(record, { payloads: [{ type: "text", text }] });
+    events.emit("lifecycle", { phase: "end" });
+  } catch (err) {
+    const failure = runFailure(err, controller.signal);
+    if (failure.code === "INTERNAL") log.error({ err }, "run failed");
+    else log.info({ code: failure.code, reason: failure.message }, "run ended with an error");
+    await deps.registry.finish(record, { error: failure }).catch((e) => log.error({ err: e }, "cannot record the run's failure"));
+    events.emit("lifecycle", { phase: "error", error: failure.message, code: failure.code, ...(failure.code === "ABORTED" ? { aborted: true } : {}) });
+  } finally {
+    clearTimeout(timer);
+    clearInterval(beat);
+    deps.active.delete(req.runId);
+    if (!req.ephemeral) await deps.registry.unlockSession(req.sessionKey, req.runId).catch(() => undefined);
+  }
+}

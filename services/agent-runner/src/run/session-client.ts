@@ -1,0 +1,90 @@
+import { type Bus, callRpc, type Subjects } from "@gw/bus";
+import { type NewSessionEntry, RPC, type SessionEntry } from "@gw/contracts";
+import type { ChatMessage, ToolCall } from "../providers/model-provider.js";
+
+export interface SessionView {
+  /** The session's own model/thinking ("" when unset), e.g. from sessions.patch. */
+  model: string;
+  thinking: string;
+  /** Summaries written by compaction, replayed as system context. */
+  summary: string;
+  messages: ChatMessage[];
+}
+
+interface EntryMeta {
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  name?: string;
+  isError?: boolean;
+}
+
+function readMeta(entry: SessionEntry): EntryMeta {
+  if (entry.metaJson.length === 0) return {};
+  try {
+    return JSON.parse(Buffer.from(entry.metaJson).toString("utf8")) as EntryMeta;
+  } catch {
+    return {};
+  }
+}
+
+/** A history branch as provider-neutral messages; tool turns replay through their meta. */
+export function entriesToMessages(entries: SessionEntry[]): { summary: string; messages: ChatMessage[] } {
+  const messages: ChatMessage[] = [];
+  const summaries: string[] = [];
+  for (const entry of entries) {
+    const meta = readMeta(entry);
+    if (entry.kind === "summary" || entry.role === "system") summaries.push(entry.body);
+    else if (entry.role === "user") messages.push({ role: "user", content: entry.body });
+    else if (entry.role === "assistant")
+      messages.push({ role: "assistant", content: entry.body, ...(meta.toolCalls?.length ? { toolCalls: meta.toolCalls } : {}) });
+    else if (entry.role === "tool" && meta.toolCallId)
+      messages.push({ role: "tool", toolCallId: meta.toolCallId, name: meta.name ?? "", content: entry.body, isError: meta.isError });
+  }
+  return { summary: summaries.join("\n\n"), messages };
+}
+
+export function messageToEntry(message: ChatMessage, runId: string, sender: string): NewSessionEntry {
+  const json = (meta: EntryMeta) => Buffer.from(JSON.stringify(meta), "utf8");
+  if (message.role === "user") return { role: "user", sender, body: message.content, runId, metaJson: Buffer.alloc(0) };
+  if (message.role === "assistant")
+    return {
+      role: "assistant",
+      sender: "assistant",
+      body: message.content,
+      runId,
+      metaJson: message.toolCalls?.length ? json({ toolCalls: message.toolCalls }) : Buffer.alloc(0),
+    };
+  return {
+    role: "tool",
+    sender: message.name,
+    body: message.content,
+    runId,
+    metaJson: json({ toolCallId: message.toolCallId, name: message.name, isError: message.isError }),
+  };
+}
+
+/**
+ * The runner's view of the sessions service (RPC.sessionsHistory / RPC.sessionsAppend).
+ * Without a sessions service a run fails with UNAVAILABLE instead of answering from an empty
+ * history and dropping the exchange: an answer the session does not hold would be lost data
+ * (docs/decisions.md "Agent runs").
+ */
+export class SessionClient {
+  constructor(private readonly deps: { bus: Bus; subjects: Subjects; timeoutMs: number; historyLimit: number }) {}
+
+  async load(key: string, agentId: string): Promise<SessionView> {
+    const res = await callRpc(
+      this.deps.bus,
+      this.deps.subjects,
+      RPC.sessionsHistory,
+      { key, agentId, limit: this.deps.historyLimit, create: true },
+      { timeoutMs: this.deps.timeoutMs },
+    );
+    return { model: res.session?.model ?? "", thinking: res.session?.thinking ?? "", ...entriesToMessages(res.entries) };
+  }
+
+  async append(key: string, agentId: string, entries: NewSessionEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await callRpc(this.deps.bus, this.deps.subjects, RPC.sessionsAppend, { key, agentId, entries }, { timeoutMs: this.deps.timeoutMs });
+  }
+}

@@ -1,0 +1,83 @@
+import { randomUUID } from "node:crypto";
+import { type Bus, type Subjects, serveRpc, type Unsubscribe } from "@gw/bus";
+import type { GatewayConfig } from "@gw/config";
+import { RPC, RunAbort } from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
+import type { RunQueue, RunRegistry } from "@gw/runs";
+import { AgentDirectory } from "./agent-directory.js";
+import { ProviderRegistry } from "./providers/provider-registry.js";
+import type { RetryPolicy } from "./providers/retrying-provider.js";
+import { RunAborted } from "./run/run-errors.js";
+import { executeRun } from "./run/run-executor.js";
+import { SessionClient } from "./run/session-client.js";
+import { serveAgentSummarize } from "./summarize/agent-summarize-rpc.js";
+import { builtinTools } from "./tools/builtin-tools.js";
+import { ToolRegistry } from "./tools/tool-registry.js";
+import { serveToolsInvoke } from "./tools/tools-invoke-rpc.js";
+
+export interface RunnerDeps {
+  config: GatewayConfig;
+  bus: Bus;
+  subjects: Subjects;
+  queue: RunQueue;
+  registry: RunRegistry;
+  logger: Logger;
+  runnerId?: string;
+  /** Provider retry policy; tests shorten the backoff. */
+  retry?: RetryPolicy;
+}
+
+export interface Runner {
+  readonly runnerId: string;
+  activeRuns(): number;
+  /** Takes no new runs and waits for the ones in hand. */
+  stop(): Promise<void>;
+}
+
+/** The agent-runner's bus face: the agent directory, runs from the queue, aborts, tools, summaries. */
+export function startRunner(deps: RunnerDeps): Runner {
+  const { bus, subjects, config } = deps;
+  const runnerId = deps.runnerId ?? randomUUID().slice(0, 8);
+  const directory = new AgentDirectory(config.agents);
+  const timeoutMs = config.gateway.limits.requestTimeoutMs;
+  const tools = new ToolRegistry(builtinTools({ config: config.runner.tools, sessions: { bus, subjects, timeoutMs } }));
+  const providers = new ProviderRegistry(config.models, deps.retry);
+  const active = new Map<string, AbortController>();
+  const logger = deps.logger.child({ runnerId });
+  const executor = {
+    runnerId,
+    settings: config.runner,
+    bus,
+    subjects,
+    registry: deps.registry,
+    directory,
+    providers,
+    tools,
+    sessions: new SessionClient({ bus, subjects, timeoutMs, historyLimit: config.runner.historyLimit }),
+    logger,
+    active,
+  };
+  const stops: Unsubscribe[] = [
+    serveRpc(bus, subjects, RPC.agentsList, () => ({ agents: directory.list(), defaultAgentId: directory.defaultId })),
+    serveRpc(bus, subjects, RPC.agentIdentityGet, (req) => directory.identity(req.agentId)),
+    serveToolsInvoke({ bus, subjects, tools, timeoutMs }),
+    serveAgentSummarize({ bus, subjects, directory, providers, logger }),
+    bus.subscribe(subjects.broadcast("run.abort"), (data) => {
+      const { runId } = RunAbort.decode(data);
+      active.get(runId)?.abort(new RunAborted());
+    }),
+  ];
+  const consumer = deps.queue.consume(
+    (request) =>
+      executeRun(executor, request).catch((err: unknown) => logger.error({ err, runId: request.runId }, "run could not start")),
+    { maxConcurrent: config.runner.maxConcurrentRuns },
+  );
+  return {
+    runnerId,
+    activeRuns: () => consumer.active(),
+    stop: async () => {
+      for (const stop of stops) stop();
+      await consumer.stop();
+    },
+  };
+}

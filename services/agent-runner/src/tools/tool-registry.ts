@@ -1,0 +1,82 @@
+import { GatewayError } from "@gw/contracts";
+import { z } from "zod";
+import type { ToolSpec } from "../providers/model-provider.js";
+
+export interface ToolContext {
+  signal: AbortSignal;
+  agentId: string;
+  sessionKey: string;
+}
+
+/** SPEC §6: a tool result object carries at least `content`. */
+export type ToolResult = { content: string } & Record<string, unknown>;
+
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+  /** Dotted names (`time.now`) as clients and config see them. */
+  name: string;
+  description: string;
+  input: S;
+  run(input: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition<S> {
+  return def;
+}
+
+/** Model APIs allow `[A-Za-z0-9_-]` in function names, so `time.now` travels as `time__now`. */
+export function toWireName(name: string): string {
+  return name.replace(/\./g, "__");
+}
+
+export function describeToolIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${["params", ...issue.path.map(String)].join(".")}: ${issue.message}`)
+    .join("; ");
+}
+
+/** Every tool the runner knows; agents see the subset their `tools` allow list names. */
+export class ToolRegistry {
+  private readonly byName = new Map<string, ToolDefinition>();
+  private readonly byWire = new Map<string, ToolDefinition>();
+
+  constructor(tools: ToolDefinition[]) {
+    for (const tool of tools) {
+      this.byName.set(tool.name, tool);
+      this.byWire.set(toWireName(tool.name), tool);
+    }
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()].sort();
+  }
+
+  /** The model-facing specs of the tools in `allow` that exist. */
+  specs(allow: readonly string[]): ToolSpec[] {
+    return allow.flatMap((name) => {
+      const tool = this.byName.get(name);
+      if (tool === undefined) return [];
+      const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.input, { io: "input" }) as Record<string, unknown>;
+      return [{ name: toWireName(tool.name), description: tool.description, parameters }];
+    });
+  }
+
+  /** The tool a model called by wire name, if the agent may use it. */
+  fromWire(wireName: string, allow: readonly string[]): ToolDefinition | undefined {
+    const tool = this.byWire.get(wireName);
+    return tool !== undefined && allow.includes(tool.name) ? tool : undefined;
+  }
+
+  /** Validates and runs; unknown tools and bad params are INVALID_REQUEST with the reason. */
+  async invoke(name: string, params: unknown, ctx: ToolContext): Promise<ToolResult> {
+    const tool = this.byName.get(name);
+    if (tool === undefined) throw new GatewayError("INVALID_REQUEST", `unknown tool: ${name}`);
+    return this.run(tool, params, ctx);
+  }
+
+  async run(tool: ToolDefinition, params: unknown, ctx: ToolContext): Promise<ToolResult> {
+    const parsed = tool.input.safeParse(params ?? {});
+    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeToolIssues(parsed.error));
+    return tool.run(parsed.data, ctx);
+  }
+}
