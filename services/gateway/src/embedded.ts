@@ -1,0 +1,74 @@
+import { randomUUID } from "node:crypto";
+import { join, resolve } from "node:path";
+import { startRunner } from "@gw/agent-runner";
+import { createSubjects, InProcessBus } from "@gw/bus";
+import type { GatewayConfig } from "@gw/config";
+import { GATEWAY_VERSION } from "@gw/contracts";
+import { type Edge, startEdge } from "@gw/edge";
+import type { Logger, Metrics } from "@gw/runtime";
+import { DEFAULT_REGISTRY_OPTIONS, InProcessRunQueue, RunRegistry } from "@gw/runs";
+import { FileSessionRepository, startSessionsService } from "@gw/sessions";
+import { createFileDurableStore, createMemoryFastStore } from "@gw/store";
+
+export interface EmbeddedGateway {
+  edge: Edge;
+  isHealthy(): boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Every service in one process: the in-process bus, the in-memory FastStore and the
+ * file-backed durable store under gateway.dataDir. Same services, same code paths as the
+ * distributed mode; only the adapters differ.
+ */
+export async function startEmbedded(deps: {
+  config: GatewayConfig;
+  logger: Logger;
+  metrics: Metrics;
+  listen: { host: string; port: number };
+}): Promise<EmbeddedGateway> {
+  const { config, logger } = deps;
+  const bus = new InProcessBus((err, subject) => logger.error({ err, subject }, "bus handler failed"));
+  const subjects = createSubjects(config.nats.subjectPrefix);
+  const fastStore = createMemoryFastStore();
+  const durable = await createFileDurableStore(resolve(config.gateway.dataDir));
+  const runQueue = new InProcessRunQueue();
+  const runRegistry = new RunRegistry(fastStore, {
+    ...DEFAULT_REGISTRY_OPTIONS,
+    retentionMs: config.runner.resultRetentionSeconds * 1000,
+  });
+  const runner = startRunner({ config, bus, subjects, queue: runQueue, registry: runRegistry, logger });
+  const sessionStore = await FileSessionRepository.open(join(resolve(config.gateway.dataDir), "sessions"));
+  const sessions = startSessionsService({ config, bus, subjects, repo: sessionStore, logger });
+  const isHealthy = () =>
+    bus.isHealthy() && fastStore.isHealthy() && durable.isHealthy() && sessionStore.isHealthy();
+  const edge = await startEdge(
+    {
+      config,
+      bus,
+      subjects,
+      fastStore,
+      runs: { queue: runQueue, registry: runRegistry },
+      logger,
+      metrics: deps.metrics,
+      edgeId: `embedded-${randomUUID().slice(0, 8)}`,
+      version: GATEWAY_VERSION,
+      isHealthy,
+    },
+    deps.listen,
+  );
+  return {
+    edge,
+    isHealthy,
+    close: async () => {
+      await edge.close();
+      await runner.stop();
+      sessions.stop();
+      await runQueue.close();
+      await bus.close();
+      await durable.close();
+      await sessionStore.close();
+      await fastStore.close();
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { type EmbeddedGateway, startEmbedded } from "./embedded.js";
