@@ -1,0 +1,31 @@
+/** Flags shared by `npm run bench` and `npm run fuzz`. */
+export interface BenchArgs {
+  /** Short durations and small counts: proves the harness works, numbers mean little. */
+  quick: boolean;
+  /** Run only the suites whose name contains one of these. */
+  only: string[];
+  /** Rewrite the results table in bench/README.md (default: on for full runs). */
+  readme: boolean;
+  /** Idle connections to hold (capped by the open-file limit). */
+  connections: number;
+  /** Seconds of each throughput measurement. */
+  seconds: number;
+}
+
+function valueOf(argv: string[], flag: string): string | undefined {
+  const index = argv.indexOf(flag);
+  return index === -1 ? undefined : argv[index + 1];
+}
+
+export function parseBenchArgs(argv: string[]): BenchArgs {
+  const quick = argv.includes("--quick");
+  const only = valueOf(argv, "--only");
+  const readme = argv.includes("--readme") || (!quick && !argv.includes("--no-readme"));
+  return {
+    quick,
+    only: only ? only.split(",") : [],
+    readme,
+    connections: Number(valueOf(argv, "--connections") ?? (quick ? 2_000 : 20_000)),
+    seconds: Number(valueOf(argv, "--seconds") ?? (quick ? 1 : 5)),
+  };
+}

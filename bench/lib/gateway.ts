@@ -1,0 +1,75 @@
+import type WebSocket from "ws";
+import {
+  AGENTS,
+  type GatewayOptions,
+  type GatewayUnderTest,
+  type Mode,
+  startGateway,
+  TOKEN,
+} from "../../services/gateway/test/fixtures/gateway.js";
+import { openSocket, requestOnce } from "./ws-load.js";
+
+export { type GatewayUnderTest, type Mode, TOKEN };
+
+/**
+ * The gateway as real processes, started by the same fixture as the e2e tests. Load comes from
+ * a handful of loopback addresses, so the per-IP connection cap is raised to what the bench opens.
+ */
+export function startBenchGateway(
+  mode: Mode,
+  opts: { limits?: Record<string, unknown>; upstreamUrl?: string } = {},
+): Promise<GatewayUnderTest> {
+  const options: GatewayOptions = { gateway: { limits: { maxConnectionsPerIp: 100_000, ...opts.limits } } };
+  if (opts.upstreamUrl) {
+    // Agents on the fake upstream (bench/servers/fake-openai.ts): "fast" answers at once, "slow"
+    // streams 50 chunks 20 ms apart (a one-second run).
+    options.agents = [
+      ...AGENTS,
+      { id: "fast", name: "Fast", model: "fake/zero", description: "zero-delay fake upstream" },
+      { id: "slow", name: "Slow", model: "fake/slow-50-20", description: "one-second streaming run" },
+    ];
+    options.models = { providers: { fake: { kind: "openai", baseUrl: `${opts.upstreamUrl}/v1` } } };
+  }
+  return startGateway(mode, options);
+}
+
+let connectId = 1;
+
+/** Sends `connect` with the configured token and fails loudly when it is refused. */
+export async function connectSocket(socket: WebSocket, role = "control"): Promise<Record<string, unknown>> {
+  const id = connectId++;
+  const answer = await requestOnce(
+    socket,
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "connect",
+      params: { role, auth: { token: TOKEN }, client: { name: "bench", version: "1" } },
+    }),
+    id,
+  );
+  if (answer.ok !== true) throw new Error(`connect refused: ${JSON.stringify(answer.error)}`);
+  return answer.payload as Record<string, unknown>;
+}
+
+/** The methods this gateway accepts, from a `connect` answer (what exists decides what runs). */
+export async function gatewayMethods(gw: GatewayUnderTest): Promise<Set<string>> {
+  const socket = await openSocket(gw.wsUrl());
+  try {
+    const payload = await connectSocket(socket);
+    return new Set(payload.methods as string[]);
+  } finally {
+    socket.close();
+  }
+}
+
+/** Whether an HTTP route exists (anything but 404 to an authenticated probe). */
+export async function routeExists(gw: GatewayUnderTest, method: string, path: string): Promise<boolean> {
+  const res = await fetch(`${gw.httpUrl()}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: method === "GET" ? undefined : "{}",
+  });
+  await res.arrayBuffer();
+  return res.status !== 404;
+}

@@ -1,0 +1,74 @@
+// A local OpenAI-compatible upstream for benchmarks. POST /v1/chat/completions answers at once
+// (model "zero": 8 chunks, no delay) or slowly (model "slow-<chunks>-<ms>": <chunks> chunks,
+// <ms> apart), as SSE when `stream` is true and as one JSON object otherwise.
+// Prints "listening <port>".
+import { createServer, type ServerResponse } from "node:http";
+
+function plan(model: string): { chunks: number; delayMs: number } {
+  const slow = /^slow-(\d+)-(\d+)$/.exec(model);
+  return slow ? { chunks: Number(slow[1]), delayMs: Number(slow[2]) } : { chunks: 8, delayMs: 0 };
+}
+
+const chunkJson = (model: string, delta: Record<string, unknown>, finish: string | null) =>
+  JSON.stringify({
+    id: "chatcmpl-fake",
+    object: "chat.completion.chunk",
+    created: 0,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+
+async function stream(res: ServerResponse, model: string): Promise<void> {
+  const { chunks, delayMs } = plan(model);
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  res.write(`data: ${chunkJson(model, { role: "assistant" }, null)}\n\n`);
+  for (let i = 0; i < chunks; i++) {
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+    res.write(`data: ${chunkJson(model, { content: `word${i} ` }, null)}\n\n`);
+  }
+  res.write(`data: ${chunkJson(model, {}, "stop")}\n\n`);
+  res.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 1, completion_tokens: chunks } })}\n\n`);
+  res.end("data: [DONE]\n\n");
+}
+
+const server = createServer((req, res) => {
+  let body = "";
+  req.setEncoding("utf8");
+  req.on("data", (chunk: string) => {
+    body += chunk;
+  });
+  req.on("end", () => {
+    if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+      res.writeHead(404).end();
+      return;
+    }
+    const request = JSON.parse(body) as { model?: string; stream?: boolean };
+    const model = request.model ?? "zero";
+    if (request.stream) {
+      void stream(res, model);
+      return;
+    }
+    const { chunks } = plan(model);
+    const text = Array.from({ length: chunks }, (_, i) => `word${i} `).join("");
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify({
+        id: "chatcmpl-fake",
+        object: "chat.completion",
+        created: 0,
+        model,
+        choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 1, completion_tokens: chunks, total_tokens: chunks + 1 },
+      }),
+    );
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, "127.0.0.1", () => {
+  const address = server.address();
+  process.stdout.write(`listening ${typeof address === "object" && address ? address.port : 0}\n`);
+});
+process.on("SIGTERM", () => {
+  server.closeAllConnections();
+  server.close(() => process.exit(0));
+});
