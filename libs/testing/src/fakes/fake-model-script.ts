@@ -4,6 +4,7 @@
  * - `tools:a,b`   first turn calls tools a and b (wire names), then answers once results are back
  * - `slow`        streams 40 chunks, 100 ms apart (abort and runner-death tests)
  * - `fail500`     always HTTP 500;  `fail429` HTTP 429 with retry-after: 0 on the first try of each conversation
+ * - `busy429`     HTTP 429 with retry-after: 0 on every try (retries run out at once)
  * - `hang`        sends headers then nothing (stalled stream)
  * - `drop`        sends one chunk then cuts the connection
  * - `<transcript>…</transcript>` (the runner's summarization request) answers
@@ -43,6 +44,7 @@ export function planTurn(c: FakeConversation): FakeTurn {
     return { kind: "text", chunks: split(`Fake summary of ${lines} transcript lines.`, 3), delayMs: 0 };
   }
   if (msg.includes("fail500")) return { kind: "status", status: 500 };
+  if (msg.includes("busy429")) return { kind: "status", status: 429, retryAfter: "0" };
   if (msg.includes("fail429") && c.attempt === 0) return { kind: "status", status: 429, retryAfter: "0" };
   if (msg.includes("hang")) return { kind: "hang" };
   if (msg.includes("drop")) return { kind: "drop", chunk: "partial " };
