@@ -72,4 +72,20 @@ describe("sessions under concurrency (distributed, 2 replicas)", () => {
       expect(await expectIntactSession(clients[1]!, key, [])).toHaveLength(10);
     }
   });
+
+  it("sends session.updated from a patch on edge 0 to a control connection on edge 1, with only what changed", async () => {
+    const [patcher, watcher] = clients as [WsClient, WsClient];
+    const key = `patch:${randomUUID().slice(0, 8)}`;
+    expect((await patcher.request("agent", { message: "hi", sessionKey: key })).ok).toBe(true);
+    const isUpdated = (f: Frame) => f.event === "session.updated" && (f.payload as { key?: string }).key === key;
+    const patch = async (params: Record<string, unknown>) => {
+      const res = await patcher.request("sessions.patch", { key, ...params });
+      expect(res.ok).toBe(true);
+      return (await watcher.next(isUpdated)).payload;
+    };
+    expect(await patch({ model: "builtin/other" })).toEqual({ key, changes: { model: "builtin/other" } });
+    // The model is already that: only thinking changed, and only thinking travels.
+    expect(await patch({ model: "builtin/other", thinking: "high" })).toEqual({ key, changes: { thinking: "high" } });
+    await expect(watcher.next(isUpdated, 500)).rejects.toThrow(/no matching frame/);
+  });
 });

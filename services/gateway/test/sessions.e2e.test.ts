@@ -3,6 +3,7 @@ import { type FakeModelServer, freePort, startFakeModelServer, waitFor } from "@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runModels } from "./fixtures/agent-runs.js";
 import { AGENTS, type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { sessionLeftovers } from "./fixtures/session-storage.js";
 import { type Frame, WsClient } from "./fixtures/ws-client.js";
 
 /**
@@ -35,6 +36,16 @@ describe.each(MODES)("sessions over WebSocket (%s)", (mode) => {
   const newKey = (prefix = "webchat") => `${prefix}:${randomUUID().slice(0, 8)}`;
   const sessionEvent = (client: WsClient, event: string, key: string, timeoutMs = 5_000) =>
     client.next((f: Frame) => f.event === event && (f.payload as { key?: string })?.key === key, timeoutMs);
+  /** The run's `agent` event frames, whole, up to and including its lifecycle end or error. */
+  const runFrames = async (client: WsClient, runId: unknown) => {
+    const frames: Frame[] = [];
+    for (;;) {
+      const frame = await client.next((f) => f.event === "agent" && f.payload?.runId === runId);
+      frames.push(frame);
+      const { stream, data } = frame.payload as { stream: string; data: { phase?: string } };
+      if (stream === "lifecycle" && (data.phase === "end" || data.phase === "error")) return frames;
+    }
+  };
 
   beforeAll(async () => {
     fake = await startFakeModelServer();
@@ -54,12 +65,18 @@ describe.each(MODES)("sessions over WebSocket (%s)", (mode) => {
     await fake?.close();
   });
 
-  it("creates a session on first use and emits session.created once, to control and watchers", async () => {
+  it("creates a session on first use and emits session.created once, to control and watchers, events without id", async () => {
     const key = newKey();
     expect(await ok(webchat, "sessions.subscribe", { key })).toEqual({ subscribed: true, key });
-    await say(key, "hello there");
-    expect((await sessionEvent(control, "session.created", key)).payload).toEqual({ key, agentId: "main" });
-    expect((await sessionEvent(webchat, "session.created", key)).payload).toEqual({ key, agentId: "main" });
+    const { runId } = await say(key, "hello there");
+    const events = [
+      await sessionEvent(control, "session.created", key),
+      await sessionEvent(webchat, "session.created", key),
+      ...(await runFrames(control, runId)),
+    ];
+    expect(events.slice(0, 2).map((f) => f.payload)).toEqual([{ key, agentId: "main" }, { key, agentId: "main" }]);
+    // SPEC §1: events carry no `id` key, not even a null one (frames are parsed JSON: keys as sent).
+    for (const frame of events) expect(Object.keys(frame)).not.toContain("id");
     await say(key, "second turn");
     await expect(sessionEvent(control, "session.created", key, 500)).rejects.toThrow(/no matching frame/);
     const preview = await ok(control, "sessions.preview", { key });
@@ -224,6 +241,16 @@ describe.each(MODES)("sessions over WebSocket (%s)", (mode) => {
     expect((list.sessions as Array<{ key: string }>).some((s) => s.key === key)).toBe(false);
     await say(key, "back again");
     expect(await ok(control, "sessions.preview", { key })).toMatchObject({ messageCount: 2 });
+  });
+
+  it("reclaims a deleted session's storage rather than hiding the session", async () => {
+    const key = newKey("hook");
+    await say(key, "stored until deleted");
+    await say(key, "me too");
+    // Its history and its metadata, seen where they are stored: the check below looks in the right place.
+    expect(await sessionLeftovers(gw, key)).toHaveLength(2);
+    expect(await ok(control, "sessions.delete", { key })).toEqual({ deleted: true });
+    expect(await sessionLeftovers(gw, key)).toEqual([]);
   });
 
   it("handles keys with : @ + # . * > and spaces", async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileSessionRepository } from "../src/file-repository.js";
+import { baseNameForKey } from "../src/file-names.js";
 import { describeRepositoryContract, expectChain, newMeta, textBatch } from "./repository.contract.js";
 
 const dirs: string[] = [];
@@ -14,6 +15,10 @@ async function freshDir(): Promise<string> {
   dirs.push(dir);
   return dir;
 }
+
+/** The files in `dir` named after `key`: its `.meta`, its `.<id>.log`s and any temp file of theirs. */
+const filesOf = (dir: string) => async (key: string) =>
+  (await readdir(dir)).filter((name) => name.includes(`${baseNameForKey(key)}.`)).sort();
 
 describeRepositoryContract("files", async () => {
   const dir = await freshDir();
@@ -27,6 +32,7 @@ describeRepositoryContract("files", async () => {
       repo = await FileSessionRepository.open(dir);
       return repo;
     },
+    leftovers: filesOf(dir),
     dispose: () => repo.close(),
   };
 });
@@ -45,6 +51,7 @@ describeRepositoryContract("files, tiny tail cache", async () => {
       repo = await FileSessionRepository.open(dir, { cache });
       return repo;
     },
+    leftovers: filesOf(dir),
     dispose: () => repo.close(),
   };
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { connectNats } from "@gw/bus";
+import { connectNats, encodeSubjectToken } from "@gw/bus";
 import { type NatsServerHandle, startNats } from "@gw/testing";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -23,6 +23,22 @@ async function openRepo(subjectPrefix: string): Promise<JetStreamSessionReposito
   return JetStreamSessionRepository.open(nc, { subjectPrefix });
 }
 
+/** The messages on `key`'s entries subject and its metadata value, read with the stream API. */
+async function leftovers(prefix: string, key: string): Promise<string[]> {
+  const jsm = await jetstreamManager(connections[0]!);
+  const token = encodeSubjectToken(key);
+  const found: string[] = [];
+  const entries = `${prefix}.sessions.entries.${token}`;
+  const info = await jsm.streams.info(`${prefix}_session_entries`, { subjects_filter: entries });
+  const count = info.state.subjects?.[entries] ?? 0;
+  if (count > 0) found.push(`${count} message(s) on ${entries}`);
+  // A purge leaves an empty marker on the key's subject (history 1): no value, no key.
+  const meta = await jsm.streams.getMessage(`KV_${prefix}_sessions`, { last_by_subj: `$KV.${prefix}_sessions.${token}` });
+  const operation = meta?.header?.get("KV-Operation") || "PUT";
+  if (meta && (operation === "PUT" || meta.data.length > 0)) found.push(`KV key ${token} (${operation})`);
+  return found;
+}
+
 describeRepositoryContract("JetStream", async () => {
   // A fresh prefix per test: its own stream and bucket on the shared server.
   const prefix = `t${randomUUID().slice(0, 8)}`;
@@ -42,6 +58,7 @@ describeRepositoryContract("JetStream", async () => {
       repo = await openRepo(prefix);
       return repo;
     },
+    leftovers: (key) => leftovers(prefix, key),
     async dispose() {
       await Promise.all([repo, ...replicas].map((r) => r.close()));
     },

@@ -9,6 +9,11 @@ export interface RepositorySubject {
   replica?(): Promise<SessionRepository>;
   /** Closes the repository and opens it again over the same storage (a restart). */
   reopen(): Promise<SessionRepository>;
+  /**
+   * What the storage still holds of `key`, one line per leftover, read beside the repository (its
+   * files, its stream messages and KV value), so a session that is only hidden still shows.
+   */
+  leftovers(key: string): Promise<string[]>;
   dispose(): Promise<void>;
 }
 
@@ -164,6 +169,18 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
       expect(again.gen).not.toBe(meta.gen);
       expect(await repo.tail(again, 10)).toEqual([]);
       expect((await repo.listMeta()).filter((m) => m.key === meta.key)).toHaveLength(1);
+    });
+
+    it("reclaims a deleted session's storage, history written before a reset included", async () => {
+      const meta = await created();
+      await repo.append(meta, textBatch(meta, ["a", "b"]));
+      await repo.replace(meta, { gen: meta.gen, base: true, count: 0, at: Date.now(), entries: [] });
+      await repo.append(meta, textBatch(meta, ["c"]));
+      await repo.append(meta, textBatch(meta, ["d"]));
+      // Its history and its metadata: the check below looks in the right place.
+      expect(await subject.leftovers(meta.key)).toHaveLength(2);
+      expect(await repo.delete(meta.key)).toBe(true);
+      expect(await subject.leftovers(meta.key)).toEqual([]);
     });
 
     it("updates metadata with read-modify-write and lists every session", async () => {
