@@ -1,13 +1,12 @@
 import {
   type ChatMessage,
-  httpError,
   type ModelChunk,
   type ModelProvider,
   type ModelRequest,
   ProviderError,
-  providerFetch,
 } from "./model-provider.js";
 import type { HttpProviderConfig } from "./openai-provider.js";
+import { httpError, providerPost } from "./http-transport.js";
 import { readSse } from "./sse.js";
 import { anthropicThinkingBudget } from "./thinking.js";
 
@@ -68,11 +67,10 @@ export class AnthropicProvider implements ModelProvider {
         : {}),
       ...(budget ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
     };
-    const res = await providerFetch(
+    const res = await providerPost(
       config.name,
       this.url(),
       {
-        method: "POST",
         headers: {
           "content-type": "application/json",
           accept: "text/event-stream",
@@ -83,11 +81,11 @@ export class AnthropicProvider implements ModelProvider {
       },
       { signal, timeoutMs: config.timeoutMs },
     );
-    if (!res.ok || res.body === null) throw await httpError(config.name, res);
+    if (!res.ok) throw await httpError(config.name, res);
     yield* this.readStream(res.body, signal);
   }
 
-  private async *readStream(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+  private async *readStream(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<ModelChunk> {
     const tools = new Map<number, { id: string; name: string; json: string }>();
     let inputTokens = 0;
     let stopped = false;

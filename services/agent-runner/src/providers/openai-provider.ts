@@ -1,13 +1,12 @@
 import {
   type ChatMessage,
-  httpError,
   type ModelChunk,
   type ModelProvider,
   type ModelRequest,
   ProviderError,
-  providerFetch,
   type ToolCall,
 } from "./model-provider.js";
+import { httpError, providerPost } from "./http-transport.js";
 import { readSse } from "./sse.js";
 import { openAiReasoningEffort } from "./thinking.js";
 
@@ -90,11 +89,10 @@ export class OpenAiProvider implements ModelProvider {
         : {}),
       ...(request.thinking ? { reasoning_effort: openAiReasoningEffort(request.thinking) } : {}),
     };
-    const res = await providerFetch(
+    const res = await providerPost(
       config.name,
       `${config.baseUrl.replace(/\/$/, "")}/chat/completions`,
       {
-        method: "POST",
         headers: {
           "content-type": "application/json",
           accept: "text/event-stream",
@@ -104,11 +102,11 @@ export class OpenAiProvider implements ModelProvider {
       },
       { signal, timeoutMs: config.timeoutMs },
     );
-    if (!res.ok || res.body === null) throw await httpError(config.name, res);
+    if (!res.ok) throw await httpError(config.name, res);
     yield* this.readStream(res.body, signal);
   }
 
-  private async *readStream(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+  private async *readStream(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<ModelChunk> {
     const calls = new Map<number, { id: string; name: string; args: string }>();
     let finished = false;
     for await (const event of readSse(body, { provider: this.config.name, idleMs: this.config.timeoutMs, signal })) {

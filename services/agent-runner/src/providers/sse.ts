@@ -6,14 +6,14 @@ export interface SseEvent {
 }
 
 /**
- * Reads a text/event-stream body as events. A stream silent for `idleMs` is a stalled
+ * Reads a text/event-stream body (a Node stream or a web ReadableStream) as events. A stream silent for `idleMs` is a stalled
  * stream and fails (retryable), as does a read error (a dropped connection).
  */
 export async function* readSse(
-  body: ReadableStream<Uint8Array>,
+  body: AsyncIterable<Uint8Array>,
   opts: { provider: string; idleMs: number; signal: AbortSignal },
 ): AsyncGenerator<SseEvent> {
-  const reader = body.getReader();
+  const reader = body[Symbol.asyncIterator]();
   const decoder = new TextDecoder();
   let buffer = "";
   let event = "";
@@ -38,14 +38,15 @@ export async function* readSse(
     }
     if (data.length > 0) yield { event: event || "message", data: data.join("\n") };
   } finally {
-    reader.cancel().catch(() => undefined);
+    // Leaving early (done, an error, the consumer stopped) releases the connection.
+    reader.return?.()?.catch(() => undefined);
   }
 }
 
 async function readWithIdle(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
+  reader: AsyncIterator<Uint8Array>,
   opts: { provider: string; idleMs: number; signal: AbortSignal },
-): Promise<Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>> {
+): Promise<IteratorResult<Uint8Array>> {
   let timer: NodeJS.Timeout | undefined;
   const idle = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -59,7 +60,7 @@ async function readWithIdle(
     );
   });
   try {
-    return await Promise.race([reader.read(), idle]);
+    return await Promise.race([reader.next(), idle]);
   } catch (cause) {
     if (cause instanceof ProviderError || opts.signal.aborted) throw cause;
     throw new ProviderError(`${opts.provider} stream dropped: ${(cause as Error).message}`, {
