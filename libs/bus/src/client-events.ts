@@ -6,7 +6,11 @@ export interface ClientEventInput {
   sessionKey?: string;
   runId?: string;
   seq?: number;
+  /** Internal (never in the client frame): a run's final record on its terminal event. */
+  finalRecordJson?: string;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** Encodes an event for the edges; the JSON payload is built once, here, by the producer. */
 export function encodeClientEvent(input: ClientEventInput): Uint8Array {
@@ -16,6 +20,7 @@ export function encodeClientEvent(input: ClientEventInput): Uint8Array {
     sessionKey: input.sessionKey ?? "",
     runId: input.runId ?? "",
     seq: input.seq ?? 0,
+    finalRecordJson: input.finalRecordJson === undefined ? EMPTY : Buffer.from(input.finalRecordJson, "utf8"),
   }).finish();
 }
 

@@ -1,4 +1,6 @@
 import { encodeClientEvent } from "@gw/bus";
+import type { ClientEvent } from "@gw/contracts";
+import type { RunRecord } from "./run-registry.js";
 
 /** The SPEC §6 `agent` event streams. */
 export type AgentStream = "assistant" | "tool" | "lifecycle";
@@ -17,7 +19,7 @@ export const TERMINAL_SEQ = Number.MAX_SAFE_INTEGER;
 
 export function encodeAgentEvent(
   payload: AgentEventPayload,
-  meta: { sessionKey: string; seq: number },
+  meta: { sessionKey: string; seq: number; final?: RunRecord },
 ): Uint8Array {
   return encodeClientEvent({
     event: "agent",
@@ -25,7 +27,14 @@ export function encodeAgentEvent(
     sessionKey: meta.sessionKey,
     runId: payload.runId,
     seq: meta.seq,
+    ...(meta.final ? { finalRecordJson: JSON.stringify(meta.final) } : {}),
   });
+}
+
+/** The final record a terminal event carries, or undefined. */
+export function finalRecordOf(event: ClientEvent): RunRecord | undefined {
+  if (event.finalRecordJson.length === 0) return undefined;
+  return JSON.parse(Buffer.from(event.finalRecordJson).toString("utf8")) as RunRecord;
 }
 
 export function isTerminalEvent(payload: AgentEventPayload): boolean {

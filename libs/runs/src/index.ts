@@ -2,6 +2,7 @@ export {
   type AgentEventPayload,
   type AgentStream,
   encodeAgentEvent,
+  finalRecordOf,
   isTerminalEvent,
   TERMINAL_SEQ,
 } from "./agent-events.js";

@@ -66,17 +66,30 @@ export class RunRegistry {
     return raw === null ? null : (JSON.parse(raw) as RunRecord);
   }
 
-  /** Claims a queued run for `owner`; false when it is gone or already final (skip it). */
+  /** Claims a queued run for `owner`; null when it is gone or already final (skip it). */
   async claim(runId: string, owner: string): Promise<RunRecord | null> {
+    const claim = await this.beginClaim(runId, owner);
+    if (claim === null) return null;
+    await claim.written;
+    return claim.record;
+  }
+
+  /**
+   * The claim without waiting for its write: a runner starts the run as soon as it knows the
+   * run is still queued, and awaits `written` before it records the outcome, so the record
+   * still moves queued -> running -> final in that order.
+   */
+  async beginClaim(runId: string, owner: string): Promise<{ record: RunRecord; written: Promise<void> } | null> {
     const record = await this.get(runId);
     if (record === null || record.state !== "queued") return null;
     const next: RunRecord = { ...record, state: "running", owner, updatedAt: Date.now() };
-    // Independent writes: one round trip of latency instead of two on every run's start.
-    await Promise.all([
+    const written = Promise.all([
       this.heartbeat(runId, owner),
       this.store.values.set(`run:${runId}`, JSON.stringify(next), { ttlMs: this.opts.liveTtlMs }),
-    ]);
-    return next;
+    ]).then(() => undefined);
+    // Awaited by the caller later; never an unhandled rejection meanwhile.
+    written.catch(() => undefined);
+    return { record: next, written };
   }
 
   /** Records the outcome, readable for the retention window. */
@@ -87,10 +100,12 @@ export class RunRegistry {
       state: outcome.error === undefined ? "done" : "error",
       updatedAt: Date.now(),
     };
-    await this.store.values.set(`run:${record.runId}`, JSON.stringify(next), {
-      ttlMs: this.opts.retentionMs,
-    });
-    await this.store.values.delete(`runhb:${record.runId}`);
+    // Independent keys: one round trip. A waiter that sees the heartbeat gone before the
+    // record is final re-reads the record before it declares the runner dead.
+    await Promise.all([
+      this.store.values.set(`run:${record.runId}`, JSON.stringify(next), { ttlMs: this.opts.retentionMs }),
+      this.store.values.delete(`runhb:${record.runId}`),
+    ]);
     return next;
   }
 

@@ -1,5 +1,5 @@
 import type { Bus, Subjects } from "@gw/bus";
-import { type AgentStream, encodeAgentEvent } from "@gw/runs";
+import { type AgentStream, encodeAgentEvent, type RunRecord } from "@gw/runs";
 
 /** Publishes one run's `agent` events once, on its run subject, numbered from 1 in order. */
 export class RunEventPublisher {
@@ -15,11 +15,12 @@ export class RunEventPublisher {
     this.subject = subjects.runEvents(runId);
   }
 
-  emit(stream: AgentStream, data: Record<string, unknown>): void {
+  /** `final`, on the terminal event, is the run's recorded outcome: the edges answer from it. */
+  emit(stream: AgentStream, data: Record<string, unknown>, final?: RunRecord): void {
     this.seq += 1;
     this.bus.publish(
       this.subject,
-      encodeAgentEvent({ runId: this.runId, stream, data }, { sessionKey: this.sessionKey, seq: this.seq }),
+      encodeAgentEvent({ runId: this.runId, stream, data }, { sessionKey: this.sessionKey, seq: this.seq, final }),
     );
   }
 }

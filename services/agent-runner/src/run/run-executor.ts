@@ -2,7 +2,7 @@ import type { Bus, Subjects } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import { GatewayError, type RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import type { RunRecord, RunRegistry } from "@gw/runs";
+import type { RunRegistry } from "@gw/runs";
 import type { AgentDirectory } from "../agent-directory.js";
 import type { ChatMessage, Thinking } from "../providers/model-provider.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
@@ -92,11 +92,12 @@ async function execute(deps: ExecutorDeps, req: RunRequest, events: RunEventPubl
 /** One run on this runner: claim, heartbeat, execute, record the outcome, then the terminal event. */
 export async function executeRun(deps: ExecutorDeps, req: RunRequest): Promise<void> {
   // Both reads at once: the abort marker catches an abort that came while the run was queued.
-  const [record, abortedEarly]: [RunRecord | null, boolean] = await Promise.all([
-    deps.registry.claim(req.runId, deps.runnerId),
+  const [claim, abortedEarly] = await Promise.all([
+    deps.registry.beginClaim(req.runId, deps.runnerId),
     deps.registry.abortRequested(req.runId),
   ]);
-  if (record === null) return; // already finished (timed out at the edge, or aborted) or expired
+  if (claim === null) return; // already finished (timed out at the edge, or aborted) or expired
+  const { record, written: claimed } = claim;
   const log = deps.logger.child({ runId: req.runId });
   const controller = new AbortController();
   deps.active.set(req.runId, controller);
@@ -112,14 +113,22 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest): Promise<v
     if (abortedEarly) controller.abort(new RunAborted());
     controller.signal.throwIfAborted();
     const text = await execute(deps, req, events, controller.signal);
-    await deps.registry.finish(record, { payloads: [{ type: "text", text }] });
-    events.emit("lifecycle", { phase: "end" });
+    await claimed;
+    const final = await deps.registry.finish(record, { payloads: [{ type: "text", text }] });
+    events.emit("lifecycle", { phase: "end" }, final);
   } catch (err) {
     const failure = runFailure(err, controller.signal);
     if (failure.code === "INTERNAL") log.error({ err }, "run failed");
     else log.info({ code: failure.code, reason: failure.message }, "run ended with an error");
-    await deps.registry.finish(record, { error: failure }).catch((e) => log.error({ err: e }, "cannot record the run's failure"));
-    events.emit("lifecycle", { phase: "error", error: failure.message, code: failure.code, ...(failure.code === "ABORTED" ? { aborted: true } : {}) });
+    await claimed.catch(() => undefined);
+    const final = await deps.registry
+      .finish(record, { error: failure })
+      .catch((e: unknown) => log.error({ err: e }, "cannot record the run's failure"));
+    events.emit(
+      "lifecycle",
+      { phase: "error", error: failure.message, code: failure.code, ...(failure.code === "ABORTED" ? { aborted: true } : {}) },
+      final ?? undefined,
+    );
   } finally {
     clearTimeout(timer);
     clearInterval(beat);

@@ -58,7 +58,6 @@ export class RunClient {
       createdAt: now,
       updatedAt: now,
     };
-    await this.deps.registry.create(record);
     const request: RunRequest = {
       runId,
       sessionKey: params.sessionKey,
@@ -78,7 +77,14 @@ export class RunClient {
       history: params.ephemeralHistory ?? [],
     };
     const maxWaitMs = (params.timeoutSeconds ?? this.deps.defaultTimeoutSeconds) * 1000 + QUEUE_GRACE_MS;
-    return this.awaitEnd(runId, follower, maxWaitMs, async () => {
+    // Registering the run and subscribing to its events are independent round trips: both
+    // go out at once, and the run is dispatched once both are done. The follower hears events
+    // only once the runId is ours, so a duplicate runId never sees the other run's events.
+    const created = this.deps.registry.create(record);
+    created.catch(() => undefined);
+    const final = await this.awaitEnd(runId, follower, maxWaitMs, async (admit) => {
+      await created;
+      admit();
       try {
         await this.deps.queue.submit(request);
       } catch (cause) {
@@ -86,7 +92,8 @@ export class RunClient {
         // Recorded as the run's end: the wait below finds it at once.
         await this.end(record, "UNAVAILABLE", "the run could not be dispatched to a runner");
       }
-    }).then((final) => final ?? this.timeOut(runId));
+    });
+    return final ?? this.timeOut(runId);
   }
 
   /** The run's record once final, or null when `timeoutMs` passes first. NOT_FOUND for unknown runs. */
@@ -94,7 +101,7 @@ export class RunClient {
     const record = await this.deps.registry.get(runId);
     if (record === null) throw new GatewayError("NOT_FOUND", `unknown run: ${runId}`);
     if (isFinal(record.state)) return record;
-    return this.awaitEnd(runId, follower, timeoutMs);
+    return this.awaitEnd(runId, follower, timeoutMs, async (admit) => admit());
   }
 
   /** Asks whichever runner holds the run to stop; false for unknown or finished runs. */
@@ -111,24 +118,31 @@ export class RunClient {
     runId: string,
     follower: RunFollower,
     timeoutMs: number,
-    afterFollow?: () => Promise<void>,
+    afterFollow: (admit: () => void) => Promise<void>,
   ): Promise<RunRecord | null> {
     let wake: (() => void) | undefined;
     let ended = false;
+    let finalFromEvent: RunRecord | undefined;
     let lastEventAt = 0;
-    const unfollow = await this.deps.router.follow(runId, {
-      targetId: follower.targetId,
-      onEvent: (payload: AgentEventPayload) => {
+    let admitted = false;
+    const routed: RunFollower = {
+      onEvent: (payload, final) => {
+        if (!admitted) return;
         lastEventAt = Date.now();
-        follower.onEvent?.(payload);
+        follower.onEvent?.(payload, final);
         if (isTerminalEvent(payload)) {
           ended = true;
+          finalFromEvent = final;
           wake?.();
         }
       },
-    });
+    };
+    const unfollow = await this.deps.router.follow(runId, routed);
     try {
-      await afterFollow?.();
+      await afterFollow(() => {
+        admitted = true;
+        routed.targetId = follower.targetId;
+      });
       const deadline = Date.now() + timeoutMs;
       // The terminal event may trail the final record (the runner writes it first): wait for it
       // briefly, so this edge's sockets get every event before the response.
@@ -137,6 +151,8 @@ export class RunClient {
         return record;
       };
       for (;;) {
+        // The runner's terminal event carries the final record: no registry read needed.
+        if (finalFromEvent !== undefined) return finalFromEvent;
         const left = deadline - Date.now();
         // Events flowing prove the runner alive: skip the registry read until they pause.
         if (ended || Date.now() - lastEventAt > POLL_MS) {
@@ -144,6 +160,10 @@ export class RunClient {
           if (record === null) throw new GatewayError("NOT_FOUND", `run ${runId} expired`);
           if (isFinal(record.state)) return await settle(record);
           if (record.state === "running" && !(await this.deps.registry.heartbeatAlive(runId))) {
+            // The runner clears its heartbeat as it records the outcome: look again before
+            // calling it dead.
+            const again = await this.deps.registry.get(runId);
+            if (again !== null && isFinal(again.state)) return await settle(again);
             this.deps.logger.warn({ runId, runner: record.owner }, "the run's runner stopped heartbeating; ending the run");
             return await settle(await this.end(record, "UNAVAILABLE", "the runner executing the run stopped responding"));
           }
@@ -170,7 +190,7 @@ export class RunClient {
       this.deps.subjects.runEvents(record.runId),
       encodeAgentEvent(
         { runId: record.runId, stream: "lifecycle", data: { phase: "error", error: message, code } },
-        { sessionKey: record.sessionKey, seq: TERMINAL_SEQ },
+        { sessionKey: record.sessionKey, seq: TERMINAL_SEQ, final },
       ),
     );
     return final;

@@ -1,13 +1,14 @@
 import { type Bus, clientEventFrameBytes, decodeClientEvent, type Subjects, type Unsubscribe } from "@gw/bus";
 import type { ClientEvent } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import type { AgentEventPayload } from "@gw/runs";
+import { type AgentEventPayload, finalRecordOf, type RunRecord } from "@gw/runs";
 import type { EventHub } from "./event-hub.js";
 
 /** Who on this edge wants a run's events: a socket (by id) and/or an in-process listener. */
 export interface RunFollower {
   targetId?: string;
-  onEvent?: (payload: AgentEventPayload) => void;
+  /** `final` is the run's recorded outcome, carried by the terminal event. */
+  onEvent?: (payload: AgentEventPayload, final?: RunRecord) => void;
 }
 
 interface RunState {
@@ -105,7 +106,7 @@ export class RunEventRouter {
       }
       if (follower.onEvent) {
         payload ??= JSON.parse(Buffer.from(event.payloadJson).toString("utf8")) as AgentEventPayload;
-        follower.onEvent(payload);
+        follower.onEvent(payload, finalRecordOf(event));
       }
     }
   }

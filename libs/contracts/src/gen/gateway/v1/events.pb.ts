@@ -26,10 +26,22 @@ export interface ClientEvent {
   runId: string;
   /** Per-run sequence number starting at 1, so an edge can drop duplicates and keep order. */
   seq: number;
+  /**
+   * Internal, never sent to clients: on a run's terminal event, the run's final record (JSON,
+   * as stored in the run registry), so the edges answer without reading the registry again.
+   */
+  finalRecordJson: Buffer;
 }
 
 function createBaseClientEvent(): ClientEvent {
-  return { event: "", payloadJson: Buffer.alloc(0), sessionKey: "", runId: "", seq: 0 };
+  return {
+    event: "",
+    payloadJson: Buffer.alloc(0),
+    sessionKey: "",
+    runId: "",
+    seq: 0,
+    finalRecordJson: Buffer.alloc(0),
+  };
 }
 
 export const ClientEvent: MessageFns<ClientEvent> = {
@@ -48,6 +60,9 @@ export const ClientEvent: MessageFns<ClientEvent> = {
     }
     if (message.seq !== 0) {
       writer.uint32(40).uint64(message.seq);
+    }
+    if (message.finalRecordJson.length !== 0) {
+      writer.uint32(50).bytes(message.finalRecordJson);
     }
     return writer;
   },
@@ -103,6 +118,14 @@ export const ClientEvent: MessageFns<ClientEvent> = {
             }
 
             message.seq = longToNumber(reader.uint64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.finalRecordJson = Buffer.from(reader.bytes());
             continue;
           }
         }
