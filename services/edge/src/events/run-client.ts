@@ -3,7 +3,6 @@ import type { Bus, Subjects } from "@gw/bus";
 import { type AgentParams, GatewayError, RunAbort, type RunHistoryMessage, type RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import {
-  type AgentEventPayload,
   encodeAgentEvent,
   isFinal,
   isTerminalEvent,
