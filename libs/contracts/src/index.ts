@@ -1,7 +1,7 @@
 export * from "./errors.js";
 export * from "./gen/gateway/v1/agents.pb.js";
 export { ErrorCode, RpcError, RpcReply } from "./gen/gateway/v1/common.pb.js";
-export { ClientEvent } from "./gen/gateway/v1/events.pb.js";
+export { AuthBlocked, ClientEvent } from "./gen/gateway/v1/events.pb.js";
 export {
   RunAbort,
   RunHistoryMessage,

@@ -71,6 +71,11 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   const { config, logger } = deps;
   const limits = config.gateway.limits;
   const trustedProxies = new TrustedProxies(config.gateway.trustedProxies);
+  const limiter = new FailedAuthLimiter(
+    deps.fastStore.counters,
+    { max: limits.failedAuthMax, windowMs: limits.failedAuthWindowSeconds * 1000 },
+    { bus: deps.bus, subjects: deps.subjects },
+  );
   const authGate = new AuthGate(
     {
       token: config.gateway.auth.token,
@@ -80,10 +85,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
       trustedProxy: config.gateway.auth.trustedProxy,
       trustedProxies,
     },
-    new FailedAuthLimiter(deps.fastStore.counters, {
-      max: limits.failedAuthMax,
-      windowMs: limits.failedAuthWindowSeconds * 1000,
-    }),
+    limiter,
   );
   const busDeps = { bus: deps.bus, subjects: deps.subjects, requestTimeoutMs: limits.requestTimeoutMs };
   const events = new EventHub({ bus: deps.bus, subjects: deps.subjects, logger });
@@ -152,7 +154,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     socket.on("error", () => socket.destroy());
     const clientIp = trustedProxies.clientIp(request.socket.remoteAddress, request.headers);
     try {
-      await authGate.assertNotBlocked(clientIp);
+      authGate.assertNotBlocked(clientIp);
       perIp.acquire(clientIp);
     } catch (err) {
       if (isGatewayError(err)) refuseUpgrade(socket, err);
@@ -199,6 +201,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
       for (const conn of connections) conn.close(1001, "server shutting down");
       wss.close();
       events.close();
+      limiter.close();
       runEvents.close();
       await app.close();
     },

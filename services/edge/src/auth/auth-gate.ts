@@ -15,12 +15,12 @@ export class AuthGate {
     private readonly limiter: FailedAuthLimiter,
   ) {}
 
-  assertNotBlocked(clientIp: string): Promise<void> {
-    return this.limiter.assertAllowed(clientIp);
+  assertNotBlocked(clientIp: string): void {
+    this.limiter.assertAllowed(clientIp);
   }
 
   async authorize(attempt: AuthAttempt, clientIp: string): Promise<Principal> {
-    await this.limiter.assertAllowed(clientIp);
+    this.limiter.assertAllowed(clientIp);
     const result = authenticate(this.settings, attempt);
     if (!result.ok) {
       await this.limiter.recordFailure(clientIp);

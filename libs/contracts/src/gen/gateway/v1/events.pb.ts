@@ -33,6 +33,16 @@ export interface ClientEvent {
   finalRecordJson: Buffer;
 }
 
+/**
+ * Edge to edge, on the `auth.blocked` broadcast: a client IP reached the failed-auth limit, so
+ * every edge refuses it from memory for the rest of the window without asking the store.
+ */
+export interface AuthBlocked {
+  clientIp: string;
+  /** How long the block lasts from when it is received (the counter's remaining window). */
+  blockedForMs: number;
+}
+
 function createBaseClientEvent(): ClientEvent {
   return {
     event: "",
@@ -126,6 +136,63 @@ export const ClientEvent: MessageFns<ClientEvent> = {
             }
 
             message.finalRecordJson = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseAuthBlocked(): AuthBlocked {
+  return { clientIp: "", blockedForMs: 0 };
+}
+
+export const AuthBlocked: MessageFns<AuthBlocked> = {
+  encode(message: AuthBlocked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientIp !== "") {
+      writer.uint32(10).string(message.clientIp);
+    }
+    if (message.blockedForMs !== 0) {
+      writer.uint32(16).uint64(message.blockedForMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthBlocked {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthBlocked();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientIp = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.blockedForMs = longToNumber(reader.uint64());
             continue;
           }
         }
