@@ -27,7 +27,18 @@ const entry = (body: string): StoredEntry => ({
   kind: "message",
   meta: "",
 });
-const decode = (bytes: Uint8Array) => RPC.sessionsPreview.response.decode(bytes);
+interface PreviewJson {
+  messageCount: number;
+  updatedAt: number;
+  model: string;
+  messages: Array<{ body: string; sender: string; type: string }>;
+}
+const decodeView = (bytes: Uint8Array): PreviewJson =>
+  JSON.parse(Buffer.from(RPC.sessionsPreview.response.decode(bytes).viewJson).toString("utf8")) as PreviewJson;
+const decode = (bytes: Uint8Array) => {
+  const view = decodeView(bytes);
+  return { session: view, entries: view.messages };
+};
 
 describe("EncodedPreviews", () => {
   it("encodes the preview answer, and reuses it only for the same summary and entry objects", () => {

@@ -1,4 +1,4 @@
-import { RPC, type SessionSummary } from "@gw/contracts";
+import { RPC, type SessionSummary, sessionPreviewView } from "@gw/contracts";
 import { toEntry, toSummary } from "./convert.js";
 import type { SessionMeta, StoredEntry } from "./model.js";
 
@@ -19,7 +19,7 @@ const sameSummary = (a: SessionSummary, b: SessionSummary) =>
 const sameEntries = (a: StoredEntry[], b: StoredEntry[]) => a.length === b.length && a.every((e, i) => e === b[i]);
 
 /**
- * Encoded `sessions.preview` answers, reused while a session's summary and tail stay the same.
+ * Encoded `sessions.preview` answers (the client-facing JSON inside the bus response), reused while a session's summary and tail stay the same.
  * Nothing is trusted but the content: an answer is reused only when the summary is equal field by
  * field and the tail is the same entry objects (the tail cache hands out the objects it holds), so
  * a changed session is re-encoded, never served stale. Bounded LRU by answers and bytes.
@@ -40,7 +40,8 @@ export class EncodedPreviews {
       this.answers.set(id, hit);
       return hit.bytes.slice();
     }
-    const bytes = RPC.sessionsPreview.response.encode({ session: summary, entries: entries.map(toEntry) }).finish();
+    const viewJson = Buffer.from(JSON.stringify(sessionPreviewView(summary, entries.map(toEntry))), "utf8");
+    const bytes = RPC.sessionsPreview.response.encode({ viewJson }).finish();
     this.remember(id, { summary, entries, bytes });
     return bytes.slice();
   }

@@ -7,6 +7,7 @@ import {
   type SessionsListRequest,
   type SessionsPreviewRequest,
   type SessionSummary,
+  sessionPreviewView,
 } from "@gw/contracts";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { sessionsTools } from "./sessions-tools.js";
@@ -48,7 +49,7 @@ serveRpc(bus, subjects, RPC.sessionsList, (req) => {
 serveRpc(bus, subjects, RPC.sessionsPreview, (req) => {
   previewCalls.push(req);
   if (req.key === "webchat:gone") throw new GatewayError("NOT_FOUND", `unknown session: ${req.key}`);
-  return { session: SESSION, entries: [ENTRY] };
+  return { viewJson: Buffer.from(JSON.stringify(sessionPreviewView(SESSION, [ENTRY])), "utf8") };
 });
 
 async function invalid(name: string, params: unknown): Promise<string> {

@@ -3,7 +3,6 @@ import {
   RPC,
   SessionsListParamsSchema,
   SessionsPreviewParamsSchema,
-  sessionPreviewView,
   sessionSummaryView,
 } from "@gw/contracts";
 import { defineTool, type ToolResult } from "./tool-registry.js";
@@ -52,7 +51,9 @@ export function sessionsTools(deps: SessionsToolDeps) {
       run: async (p, ctx) => {
         const req = { key: p.key, limit: p.limit };
         const res = await callRpc(deps.bus, deps.subjects, RPC.sessionsPreview, req, opts(ctx.signal));
-        return asResult({ ...sessionPreviewView(res.session, res.entries) });
+        // The sessions service sends the payload as JSON already: that text is what the model reads.
+        const json = Buffer.from(res.viewJson).toString("utf8");
+        return { content: json, ...(JSON.parse(json) as Record<string, unknown>) };
       },
     }),
   ];

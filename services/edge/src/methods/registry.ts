@@ -13,12 +13,22 @@ export interface CallContext {
   unwatchSession(key: string): void;
 }
 
+/**
+ * A payload that is JSON text already (a service built it once): the connection splices the
+ * bytes into its response frame instead of parsing and stringifying them again.
+ */
+export class RawJsonPayload {
+  constructor(readonly json: Uint8Array) {}
+}
+
+export type MethodResult = Record<string, unknown> | RawJsonPayload;
+
 export interface MethodDefinition<S extends z.ZodType> {
   name: string;
   params: S;
   /** Roles that may call the method. */
   roles: readonly Role[];
-  handler: (params: z.output<S>, ctx: CallContext) => Promise<Record<string, unknown>>;
+  handler: (params: z.output<S>, ctx: CallContext) => Promise<MethodResult>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry stores methods of every param type
@@ -59,7 +69,7 @@ export class MethodRegistry {
     return [...this.methods.keys()].sort();
   }
 
-  async dispatch(name: string, rawParams: unknown, ctx: CallContext): Promise<Record<string, unknown>> {
+  async dispatch(name: string, rawParams: unknown, ctx: CallContext): Promise<MethodResult> {
     const def = this.methods.get(name);
     if (def === undefined) throw new GatewayError("METHOD_NOT_FOUND", `unknown method: ${name}`);
     if (!def.roles.includes(ctx.role)) {

@@ -5,10 +5,9 @@ import {
   SessionsListParamsSchema,
   SessionsPatchParamsSchema,
   SessionsPreviewParamsSchema,
-  sessionPreviewView,
   sessionSummaryView,
 } from "@gw/contracts";
-import { defineMethod } from "./registry.js";
+import { defineMethod, RawJsonPayload } from "./registry.js";
 
 export interface SessionBusDeps {
   bus: Bus;
@@ -41,7 +40,7 @@ export function sessionMethods(deps: SessionBusDeps) {
       handler: async (p, ctx) => {
         const res = await call(RPC.sessionsPreview, { key: p.key, limit: p.limit });
         ctx.watchSession(p.key);
-        return { ...sessionPreviewView(res.session, res.entries) };
+        return new RawJsonPayload(res.viewJson);
       },
     }),
     defineMethod({

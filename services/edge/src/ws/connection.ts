@@ -5,8 +5,8 @@ import type { RawData, WebSocket } from "ws";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { HeaderBag } from "../auth/client-address.js";
 import type { EventHub, EventTarget } from "../events/event-hub.js";
-import { describeIssues, type MethodRegistry } from "../methods/registry.js";
-import { errorFrame, parseRequestFrame, successFrame } from "./frames.js";
+import { describeIssues, type MethodRegistry, type MethodResult, RawJsonPayload } from "../methods/registry.js";
+import { errorFrame, parseRequestFrame, rawSuccessFrame, successFrame } from "./frames.js";
 import { isSlowConsumer, tooManyInFlight, type WsLimits } from "./limits.js";
 
 export interface ConnectionDeps {
@@ -126,7 +126,8 @@ export class Connection implements EventTarget {
     let outcome = "ok";
     try {
       const payload = method === "connect" ? await this.connect(params) : await this.call(method, params);
-      this.send(successFrame(id, payload));
+      if (payload instanceof RawJsonPayload) this.sendText(rawSuccessFrame(id, payload.json));
+      else this.send(successFrame(id, payload));
     } catch (err) {
       const frame = errorFrame(id as FrameId, err, this.logger);
       outcome = frame.error.code;
@@ -139,7 +140,7 @@ export class Connection implements EventTarget {
     }
   }
 
-  private async call(method: string, params: unknown): Promise<Record<string, unknown>> {
+  private async call(method: string, params: unknown): Promise<MethodResult> {
     const state = this.state;
     if (state.phase !== "ready") throw new GatewayError("NOT_CONNECTED", `send connect before ${method}`);
     return this.deps.registry.dispatch(method, params, {

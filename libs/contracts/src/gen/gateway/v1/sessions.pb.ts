@@ -108,8 +108,12 @@ export interface SessionsPreviewRequest {
 }
 
 export interface SessionsPreviewResponse {
-  session: SessionSummary | undefined;
-  entries: SessionEntry[];
+  /**
+   * The SPEC §2 preview payload (the summary and the newest messages first) as JSON, built
+   * once per content by the sessions service: the edge splices it into its response frame and
+   * the runner's tool hands it to the model, so neither decodes and re-encodes the messages.
+   */
+  viewJson: Buffer;
 }
 
 /** sessions.patch: only the fields that are set change. "" leaves a field alone. */
@@ -992,16 +996,13 @@ export const SessionsPreviewRequest: MessageFns<SessionsPreviewRequest> = {
 };
 
 function createBaseSessionsPreviewResponse(): SessionsPreviewResponse {
-  return { session: undefined, entries: [] };
+  return { viewJson: Buffer.alloc(0) };
 }
 
 export const SessionsPreviewResponse: MessageFns<SessionsPreviewResponse> = {
   encode(message: SessionsPreviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.session !== undefined) {
-      SessionSummary.encode(message.session, writer.uint32(10).fork()).join();
-    }
-    for (const v of message.entries) {
-      SessionEntry.encode(v!, writer.uint32(18).fork()).join();
+    if (message.viewJson.length !== 0) {
+      writer.uint32(26).bytes(message.viewJson);
     }
     return writer;
   },
@@ -1019,20 +1020,12 @@ export const SessionsPreviewResponse: MessageFns<SessionsPreviewResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
-            message.session = SessionSummary.decode(reader, reader.uint32());
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.entries.push(SessionEntry.decode(reader, reader.uint32()));
+            message.viewJson = Buffer.from(reader.bytes());
             continue;
           }
         }
