@@ -27,6 +27,8 @@ export function startBenchGateway(
       ...AGENTS,
       { id: "fast", name: "Fast", model: "fake/zero", description: "zero-delay fake upstream" },
       { id: "slow", name: "Slow", model: "fake/slow-50-20", description: "one-second streaming run" },
+      { id: "burst", name: "Burst", model: "fake/slow-200-0", description: "200 chunks at once" },
+      { id: "stamp", name: "Stamp", model: "fake/stamp-50-10", description: "chunks stamped with their send time" },
     ];
     options.models = { providers: { fake: { kind: "openai", baseUrl: `${opts.upstreamUrl}/v1` } } };
   }

@@ -1,13 +1,19 @@
 // A local OpenAI-compatible upstream for benchmarks. POST /v1/chat/completions answers at once
 // (model "zero": 8 chunks, no delay) or slowly (model "slow-<chunks>-<ms>": <chunks> chunks,
-// <ms> apart), as SSE when `stream` is true and as one JSON object otherwise.
+// <ms> apart), as SSE when `stream` is true and as one JSON object otherwise. Model
+// "stamp-<chunks>-<ms>" streams like "slow", each chunk's text being `t<epoch ms> ` taken as it
+// is written, so a client can tell how long a chunk took to reach it.
 // Prints "listening <port>".
 import { createServer, type ServerResponse } from "node:http";
 
-function plan(model: string): { chunks: number; delayMs: number } {
-  const slow = /^slow-(\d+)-(\d+)$/.exec(model);
-  return slow ? { chunks: Number(slow[1]), delayMs: Number(slow[2]) } : { chunks: 8, delayMs: 0 };
+function plan(model: string): { chunks: number; delayMs: number; stamp: boolean } {
+  const slow = /^(slow|stamp)-(\d+)-(\d+)$/.exec(model);
+  return slow
+    ? { chunks: Number(slow[2]), delayMs: Number(slow[3]), stamp: slow[1] === "stamp" }
+    : { chunks: 8, delayMs: 0, stamp: false };
 }
+
+const nowMs = () => (performance.timeOrigin + performance.now()).toFixed(3);
 
 const chunkJson = (model: string, delta: Record<string, unknown>, finish: string | null) =>
   JSON.stringify({
@@ -19,12 +25,12 @@ const chunkJson = (model: string, delta: Record<string, unknown>, finish: string
   });
 
 async function stream(res: ServerResponse, model: string): Promise<void> {
-  const { chunks, delayMs } = plan(model);
+  const { chunks, delayMs, stamp } = plan(model);
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   res.write(`data: ${chunkJson(model, { role: "assistant" }, null)}\n\n`);
   for (let i = 0; i < chunks; i++) {
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-    res.write(`data: ${chunkJson(model, { content: `word${i} ` }, null)}\n\n`);
+    res.write(`data: ${chunkJson(model, { content: stamp ? `t${nowMs()} ` : `word${i} ` }, null)}\n\n`);
   }
   res.write(`data: ${chunkJson(model, {}, "stop")}\n\n`);
   res.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 1, completion_tokens: chunks } })}\n\n`);
