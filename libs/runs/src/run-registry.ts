@@ -94,19 +94,29 @@ export class RunRegistry {
 
   /** Records the outcome, readable for the retention window. */
   async finish(record: RunRecord, outcome: Pick<RunRecord, "payloads" | "error">): Promise<RunRecord> {
-    const next: RunRecord = {
+    const { final, written } = this.beginFinish(record, outcome);
+    await written;
+    return final;
+  }
+
+  /**
+   * The final record at once, and its write under way: a runner announces the outcome while
+   * the write travels. Independent keys, so one round trip; a waiter that sees the heartbeat
+   * gone before the record is final re-reads the record before it declares the runner dead.
+   */
+  beginFinish(record: RunRecord, outcome: Pick<RunRecord, "payloads" | "error">): { final: RunRecord; written: Promise<void> } {
+    const final: RunRecord = {
       ...record,
       ...outcome,
       state: outcome.error === undefined ? "done" : "error",
       updatedAt: Date.now(),
     };
-    // Independent keys: one round trip. A waiter that sees the heartbeat gone before the
-    // record is final re-reads the record before it declares the runner dead.
-    await Promise.all([
-      this.store.values.set(`run:${record.runId}`, JSON.stringify(next), { ttlMs: this.opts.retentionMs }),
+    const written = Promise.all([
+      this.store.values.set(`run:${record.runId}`, JSON.stringify(final), { ttlMs: this.opts.retentionMs }),
       this.store.values.delete(`runhb:${record.runId}`),
-    ]);
-    return next;
+    ]).then(() => undefined);
+    written.catch(() => undefined);
+    return { final, written };
   }
 
   async heartbeat(runId: string, owner: string): Promise<void> {

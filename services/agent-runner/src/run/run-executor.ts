@@ -2,7 +2,7 @@ import type { Bus, Subjects } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import { GatewayError, type RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import type { RunRegistry } from "@gw/runs";
+import type { RunRecord, RunRegistry } from "@gw/runs";
 import type { AgentDirectory } from "../agent-directory.js";
 import type { ChatMessage, Thinking } from "../providers/model-provider.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
@@ -89,6 +89,24 @@ async function execute(deps: ExecutorDeps, req: RunRequest, events: RunEventPubl
   return result.text;
 }
 
+/**
+ * Records the outcome and sends the terminal event carrying it, at once: the edges answer from
+ * the event, so the client does not wait for the registry write. A waiter that reads the
+ * registry in that gap sees the run still running and finds it final on its next look.
+ */
+async function announce(
+  deps: ExecutorDeps,
+  events: RunEventPublisher,
+  record: RunRecord,
+  outcome: Pick<RunRecord, "payloads" | "error">,
+  data: Record<string, unknown>,
+  log: Logger,
+): Promise<void> {
+  const { final, written } = deps.registry.beginFinish(record, outcome);
+  events.emit("lifecycle", data, final);
+  await written.catch((err: unknown) => log.error({ err }, "cannot record the run's outcome"));
+}
+
 /** One run on this runner: claim, heartbeat, execute, record the outcome, then the terminal event. */
 export async function executeRun(deps: ExecutorDeps, req: RunRequest): Promise<void> {
   // Both reads at once: the abort marker catches an abort that came while the run was queued.
@@ -114,21 +132,19 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest): Promise<v
     controller.signal.throwIfAborted();
     const text = await execute(deps, req, events, controller.signal);
     await claimed;
-    const final = await deps.registry.finish(record, { payloads: [{ type: "text", text }] });
-    events.emit("lifecycle", { phase: "end" }, final);
+    await announce(deps, events, record, { payloads: [{ type: "text", text }] }, { phase: "end" }, log);
   } catch (err) {
     const failure = runFailure(err, controller.signal);
     if (failure.code === "INTERNAL") log.error({ err }, "run failed");
     else log.info({ code: failure.code, reason: failure.message }, "run ended with an error");
     await claimed.catch(() => undefined);
-    const final = await deps.registry
-      .finish(record, { error: failure })
-      .catch((e: unknown) => log.error({ err: e }, "cannot record the run's failure"));
-    events.emit(
-      "lifecycle",
-      { phase: "error", error: failure.message, code: failure.code, ...(failure.code === "ABORTED" ? { aborted: true } : {}) },
-      final ?? undefined,
-    );
+    const data = {
+      phase: "error",
+      error: failure.message,
+      code: failure.code,
+      ...(failure.code === "ABORTED" ? { aborted: true } : {}),
+    };
+    await announce(deps, events, record, { error: failure }, data, log);
   } finally {
     clearTimeout(timer);
     clearInterval(beat);

@@ -33,6 +33,8 @@ export interface StartRun extends AgentParams {
 
 /** How often a waiting edge re-reads the registry: the runner-death detection step. */
 const POLL_MS = 1_000;
+/** Runner and edge clocks may differ by this much (NTP keeps them far closer). */
+const SETTLE_SKEW_MS = 1_000;
 /** Beyond the run's own timeout: time to sit in the queue and to report back. */
 const QUEUE_GRACE_MS = 30_000;
 
@@ -81,7 +83,7 @@ export class RunClient {
     // only once the runId is ours, so a duplicate runId never sees the other run's events.
     const created = this.deps.registry.create(record);
     created.catch(() => undefined);
-    const final = await this.awaitEnd(runId, follower, maxWaitMs, async (admit) => {
+    const final = await this.awaitEnd(runId, follower, maxWaitMs, { flush: false }, async (admit) => {
       await created;
       admit();
       try {
@@ -100,7 +102,7 @@ export class RunClient {
     const record = await this.deps.registry.get(runId);
     if (record === null) throw new GatewayError("NOT_FOUND", `unknown run: ${runId}`);
     if (isFinal(record.state)) return record;
-    return this.awaitEnd(runId, follower, timeoutMs, async (admit) => admit());
+    return this.awaitEnd(runId, follower, timeoutMs, { flush: true }, async (admit) => admit());
   }
 
   /** Asks whichever runner holds the run to stop; false for unknown or finished runs. */
@@ -117,6 +119,7 @@ export class RunClient {
     runId: string,
     follower: RunFollower,
     timeoutMs: number,
+    follow: { flush: boolean },
     afterFollow: (admit: () => void) => Promise<void>,
   ): Promise<RunRecord | null> {
     let wake: (() => void) | undefined;
@@ -136,16 +139,19 @@ export class RunClient {
         }
       },
     };
-    const unfollow = await this.deps.router.follow(runId, routed);
+    const followedAt = Date.now();
+    const unfollow = await this.deps.router.follow(runId, routed, follow);
     try {
       await afterFollow(() => {
         admitted = true;
         routed.targetId = follower.targetId;
       });
       const deadline = Date.now() + timeoutMs;
-      // The terminal event may trail the final record (the runner writes it first): wait for it
-      // briefly, so this edge's sockets get every event before the response.
+      // A run that ended while this edge subscribed may still have its last events in flight:
+      // wait for the terminal event briefly, so this edge's sockets get every event before the
+      // response. One that ended well before (beyond any clock skew) has nothing left to send.
       const settle = async (record: RunRecord) => {
+        if (record.updatedAt < followedAt - SETTLE_SKEW_MS) return record;
         for (let i = 0; i < 40 && !ended; i++) await new Promise((resolve) => setTimeout(resolve, 50));
         return record;
       };

@@ -38,12 +38,17 @@ export class RunEventRouter {
     this.sweeper.unref();
   }
 
-  /** Resolves once the subscription has reached the bus, so no event published later is missed. */
-  async follow(runId: string, follower: RunFollower): Promise<() => void> {
+  /**
+   * Resolves once the subscription has reached the bus, so no event published later is missed.
+   * `flush: false` skips that round trip for a caller whose next step is itself a message on
+   * this process's bus connection (dispatching the run): the bus handles one connection's
+   * messages in order, so the subscription is in place before the run can start.
+   */
+  async follow(runId: string, follower: RunFollower, opts: { flush?: boolean } = {}): Promise<() => void> {
     const state = this.state(runId);
     state.followers.add(follower);
     state.sub ??= this.deps.bus.subscribe(this.deps.subjects.runEvents(runId), (data) => this.onEvent(data));
-    await this.deps.bus.flush();
+    if (opts.flush !== false) await this.deps.bus.flush();
     return () => {
       state.followers.delete(follower);
       if (state.followers.size === 0) {
