@@ -10,6 +10,7 @@
 import { startFakeModelServer } from "@gw/testing";
 import { RUN_AGENTS, runModels } from "../services/gateway/test/fixtures/agent-runs.js";
 import { startGateway, TOKEN } from "../services/gateway/test/fixtures/gateway.js";
+import { eventLoopP99 } from "./lib/metrics.js";
 import { type Frame, WsClient } from "../services/gateway/test/fixtures/ws-client.js";
 
 const RUNS = Number(process.argv[process.argv.indexOf("--runs") + 1]) || 256;
@@ -29,14 +30,6 @@ async function probeHealth(url: string, stop: { done: boolean }): Promise<number
     await new Promise((r) => setTimeout(r, 10));
   }
   return samples;
-}
-
-/** The edge's own event-loop delay p99 since the previous scrape (libs/runtime's monitor), in ms. */
-async function eventLoopP99(metricsPort: number | undefined): Promise<number> {
-  if (metricsPort === undefined) return Number.NaN;
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const match = /gw_event_loop_delay_seconds\{[^}]*quantile="0\.99"[^}]*\} ([0-9.e+-]+)/.exec(text);
-  return match ? Number(match[1]) * 1000 : Number.NaN;
 }
 
 /** One run: events must be start, 40 chunks in order, end; the payload must equal the chunks. */

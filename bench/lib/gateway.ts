@@ -17,9 +17,12 @@ export { type GatewayUnderTest, type Mode, TOKEN };
  */
 export function startBenchGateway(
   mode: Mode,
-  opts: { limits?: Record<string, unknown>; upstreamUrl?: string } = {},
+  opts: { limits?: Record<string, unknown>; upstreamUrl?: string; metrics?: boolean } = {},
 ): Promise<GatewayUnderTest> {
-  const options: GatewayOptions = { gateway: { limits: { maxConnectionsPerIp: 100_000, ...opts.limits } } };
+  const options: GatewayOptions = {
+    gateway: { limits: { maxConnectionsPerIp: 100_000, ...opts.limits } },
+    ...(opts.metrics ? { health: true } : {}),
+  };
   if (opts.upstreamUrl) {
     // Agents on the fake upstream (bench/servers/fake-openai.ts): "fast" answers at once, "slow"
     // streams 50 chunks 20 ms apart (a one-second run).

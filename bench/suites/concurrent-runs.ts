@@ -1,6 +1,7 @@
 import { type GatewayUnderTest, gatewayMethods, type Mode, startBenchGateway } from "../lib/gateway.js";
 import { sleep, spawnBench } from "../lib/procs.js";
 import { RunDriver } from "../lib/run-driver.js";
+import { eventLoopP99 } from "../lib/metrics.js";
 import { Samples } from "../lib/stats.js";
 import { atLeast, type BenchContext, type BenchResult, notAvailable, type Suite } from "../lib/suite.js";
 
@@ -10,11 +11,16 @@ const DELAY_LIMIT_MS = 50;
 const RUNS_PER_SOCKET = 32;
 
 /**
- * The edge's responsiveness while `n` one-second streaming runs are live: p99 of GET /health
- * round trips sent every 10 ms. A blocked event loop delays those answers one for one, so this
- * is event-loop delay as a client sees it (plus a loopback round trip, ~0.1 ms).
+ * The edge's responsiveness while `n` one-second streaming runs are live: its own event-loop
+ * delay p99 over the level (the monitor of libs/runtime, scraped before and after), and the p99
+ * of GET /health round trips sent every 10 ms, event-loop delay as a client sees it.
  */
-async function probeLevel(gw: GatewayUnderTest, n: number): Promise<{ p99Ms: number; ok: number; failed: number }> {
+async function probeLevel(
+  gw: GatewayUnderTest,
+  n: number,
+): Promise<{ loopP99Ms: number; p99Ms: number; ok: number; failed: number }> {
+  const metricsPort = gw.edges[0]!.metricsPort;
+  await eventLoopP99(metricsPort); // resets the histogram: the next scrape covers only this level
   const drivers = await Promise.all(
     Array.from({ length: Math.ceil(n / RUNS_PER_SOCKET) }, () => RunDriver.open(gw.wsUrl())),
   );
@@ -41,25 +47,29 @@ async function probeLevel(gw: GatewayUnderTest, n: number): Promise<{ p99Ms: num
   );
   probing = false;
   await prober;
+  const loopP99Ms = Math.round((await eventLoopP99(metricsPort)) * 10) / 10;
   for (const d of drivers) d.close();
-  return { p99Ms: samples.summary().p99, ok, failed };
+  return { loopP99Ms, p99Ms: samples.summary().p99, ok, failed };
 }
 
 async function measureMode(ctx: BenchContext, mode: Mode, upstreamUrl: string): Promise<BenchResult> {
   const bench = `concurrent streaming runs (${mode})`;
-  const gw = await startBenchGateway(mode, { upstreamUrl });
+  const gw = await startBenchGateway(mode, { upstreamUrl, metrics: true });
   try {
     if (!(await gatewayMethods(gw)).has("agent")) return notAvailable(bench, "the gateway has no agent method yet");
     // Warm-up (JIT, first session files, connection pools), not counted.
     await probeLevel(gw, 8);
     const levels = ctx.args.quick ? [8, 32] : [16, 64, 128, 256, 512];
-    const steps: Array<{ runs: number; p99Ms: number; ok: number; failed: number }> = [];
+    const steps: Array<{ runs: number; loopP99Ms: number; p99Ms: number; ok: number; failed: number }> = [];
     let best = 0;
     for (const n of levels) {
       const step = { runs: n, ...(await probeLevel(gw, n)) };
       steps.push(step);
-      ctx.log(`  ${mode}: ${n} live runs -> /health p99 ${step.p99Ms} ms, ${step.ok} ok, ${step.failed} failed`);
-      if (step.p99Ms >= DELAY_LIMIT_MS || step.failed > 0) break;
+      ctx.log(
+        `  ${mode}: ${n} live runs -> edge event-loop p99 ${step.loopP99Ms} ms, /health p99 ${step.p99Ms} ms, ` +
+          `${step.ok} ok, ${step.failed} failed`,
+      );
+      if (!(step.loopP99Ms < DELAY_LIMIT_MS) || step.failed > 0) break;
       best = n;
     }
     const target = ctx.args.quick ? levels.at(-1)! : TARGET_RUNS;

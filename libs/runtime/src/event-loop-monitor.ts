@@ -16,7 +16,11 @@ export function startEventLoopMonitor(
   metrics: Metrics,
   opts: { resolutionMs?: number } = {},
 ): EventLoopMonitor {
-  const histogram = monitorEventLoopDelay({ resolution: opts.resolutionMs ?? 20 });
+  const resolutionMs = opts.resolutionMs ?? 20;
+  const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
+  // Node records each timer interval whole (an idle loop reads `resolution`), so the delay is
+  // what exceeds the interval.
+  const intervalNs = resolutionMs * 1e6;
   histogram.enable();
   new Gauge({
     name: METRIC_NAME,
@@ -25,7 +29,8 @@ export function startEventLoopMonitor(
     registers: [metrics.registry],
     collect() {
       // Before the first sample the histogram reports NaN/huge sentinels; report 0 then.
-      const seconds = (ns: number) => (histogram.count > 0 && Number.isFinite(ns) ? ns / 1e9 : 0);
+      const seconds = (ns: number) =>
+        histogram.count > 0 && Number.isFinite(ns) ? Math.max(0, ns - intervalNs) / 1e9 : 0;
       this.set({ quantile: "0.5" }, seconds(histogram.percentile(50)));
       this.set({ quantile: "0.99" }, seconds(histogram.percentile(99)));
       this.set({ quantile: "1" }, seconds(histogram.max));
