@@ -1,15 +1,19 @@
-// `npm run fuzz -- --seconds N [--seed S]`: throws generated frames, HTTP requests and slowloris
-// connections at a real embedded gateway for N seconds (default 60). Exit 1 when an answer is
-// missing or doubled, an INTERNAL error comes back, an HTTP request gets a 500, the process
-// dies, its RSS passes the bound, or anything under its data directory changes.
+// `npm run fuzz -- --seconds N [--seed S] [--mode embedded|distributed]`: throws generated frames,
+// HTTP requests and slowloris connections at a real gateway for N seconds (default 60), embedded
+// (default) or distributed (edge, agent runner and sessions processes over a real nats-server
+// and redis-server). Exit 1 when an answer is missing or doubled, an INTERNAL error comes back,
+// an HTTP request gets a 500, a process dies, RSS passes the bound, or a store is written:
+// embedded, anything under the data directory; distributed, any Redis key or JetStream stream,
+// except one failed-auth count per refused credential.
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { connect as tcpConnect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import WebSocket from "ws";
-import { startGateway, TOKEN } from "../services/gateway/test/fixtures/gateway.js";
-import { fuzzFrame, fuzzHttp, materialize } from "../services/edge/test/fuzz-frames.js";
+import { fuzzFrame, fuzzHttp } from "../services/edge/test/fuzz-frames.js";
+import { fuzzSocket } from "../services/gateway/test/fixtures/fuzz-socket.js";
+import { type GatewayUnderTest, type Mode, startGateway, TOKEN } from "../services/gateway/test/fixtures/gateway.js";
+import { type StoreWatch, watchStores } from "../services/gateway/test/fixtures/store-writes.js";
 import { treeRssBytes } from "./lib/system.js";
 
 function flag(name: string, fallback: number): number {
@@ -17,7 +21,13 @@ function flag(name: string, fallback: number): number {
   return index === -1 ? fallback : Number(process.argv[index + 1]);
 }
 
+function textFlag(name: string, fallback: string): string {
+  const index = process.argv.indexOf(name);
+  return index === -1 ? fallback : String(process.argv[index + 1]);
+}
+
 const SECONDS = flag("--seconds", 60);
+const MODE = textFlag("--mode", "embedded") as Mode;
 const SEED = flag("--seed", Date.now() % 2 ** 31);
 // Growth allowed over the RSS measured after warm-up; a leak per request passes it quickly.
 const RSS_BOUND_BYTES = 256 * 2 ** 20;
@@ -45,44 +55,15 @@ function snapshot(dir: string): Map<string, string> {
   return out;
 }
 
+/** Refused credentials (WS UNAUTHORIZED, HTTP 401): each may add one failed-auth count. */
+let unauthorized = 0;
+
 async function wsRound(url: string, round: number): Promise<number> {
   const frames = fc.sample(fuzzFrame, { numRuns: 10, seed: SEED + round });
-  const socket = new WebSocket(url);
-  await new Promise<void>((resolve, reject) => {
-    socket.once("open", () => resolve());
-    socket.once("error", reject);
-  });
-  const answers: Array<{ id?: unknown; error?: { code?: string } }> = [];
-  let closed: number | undefined;
-  socket.on("message", (data) => answers.push(JSON.parse(String(data))));
-  socket.on("close", (code) => {
-    closed = code;
-  });
-  if (round % 2 === 0) {
-    const params = { role: "control", auth: { token: TOKEN } };
-    socket.send(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "connect", params }));
-  }
-  const expected: number[] = [];
-  frames.forEach((frame, i) => {
-    const id = round * 100 + i + 1;
-    const { data, expectsId } = materialize(frame, id);
-    if (expectsId) expected.push(id);
-    socket.send(data);
-  });
-  const total = frames.length + (round % 2 === 0 ? 1 : 0);
-  const deadline = Date.now() + 10_000;
-  while (answers.length < total && closed === undefined && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  await new Promise((r) => setTimeout(r, 20));
-  if (closed !== undefined) fail(`round ${round}: socket closed with ${closed}`);
-  if (answers.length !== total) fail(`round ${round}: ${answers.length} answers to ${total} frames`);
-  for (const id of expected) {
-    const n = answers.filter((a) => a.id === id).length;
-    if (n !== 1) fail(`round ${round}: id ${id} answered ${n} times`);
-  }
-  for (const a of answers) if (a.error?.code === "INTERNAL") fail(`round ${round}: INTERNAL answer`);
-  socket.terminate();
+  const token = round % 2 === 0 ? TOKEN : undefined;
+  const outcome = await fuzzSocket(url, frames, { firstId: round * 100 + 1, token });
+  unauthorized += outcome.unauthorized;
+  for (const problem of outcome.problems) fail(`round ${round}: ${problem}`);
   return frames.length;
 }
 
@@ -96,6 +77,7 @@ async function httpRound(base: string, round: number): Promise<number> {
       signal: AbortSignal.timeout(10_000),
     });
     const text = await res.text();
+    if (res.status === 401) unauthorized++;
     if (res.status === 500) fail(`HTTP ${req.method} ${req.path}: 500 ${text.slice(0, 200)}`);
   }
   return requests.length;
@@ -118,24 +100,47 @@ function slowSocket(port: number, round: number): Socket {
   return socket;
 }
 
+/** Every service process of the gateway: one in embedded mode, edge + runner + sessions distributed. */
+function processesOf(gw: GatewayUnderTest) {
+  return [...gw.edges.map((e) => e.proc), ...(gw.runners ?? []), ...(gw.sessions ?? [])];
+}
+
+/** Proves nothing was written: the data directory (embedded) or Redis and JetStream (distributed). */
+async function watchWrites(gw: GatewayUnderTest, dataDir: string): Promise<StoreWatch> {
+  if (MODE === "distributed") return watchStores(gw);
+  const before = snapshot(dataDir);
+  return {
+    writes: async () => {
+      const after = snapshot(dataDir);
+      const unexpected = [...after].filter(([path, stamp]) => before.get(path) !== stamp).map(([path]) => path);
+      // Embedded failed-auth counters live in memory, not under the data directory.
+      return { unexpected, failedAuthHits: unauthorized };
+    },
+    close: async () => undefined,
+  };
+}
+
 async function main(): Promise<void> {
+  if (MODE !== "embedded" && MODE !== "distributed") throw new Error(`--mode must be embedded or distributed, not ${MODE}`);
   const dataDir = mkdtempSync(join(tmpdir(), "gw-fuzz-data-"));
-  const gw = await startGateway("embedded", {
+  const gw = await startGateway(MODE, {
     gateway: { dataDir, limits: { failedAuthMax: 1_000_000, preConnectTimeoutMs: 2_000, httpRequestTimeoutMs: 2_000 } },
   });
-  const proc = gw.edges[0]!.proc;
-  const pid = proc.child.pid!;
+  const procs = processesOf(gw);
+  const alive = () => procs.every((p) => p.child.exitCode === null && p.child.signalCode === null);
+  const rssNow = () => procs.reduce((sum, p) => sum + treeRssBytes(p.child.pid!), 0);
   const slow = new Set<Socket>();
   let frames = 0;
   let requests = 0;
   let round = 0;
   let rssStart = 0;
   let rssMax = 0;
-  console.log(`fuzzing ${gw.httpUrl()} for ${SECONDS} s, seed ${SEED}`);
+  console.log(`fuzzing the ${MODE} gateway (${procs.map((p) => p.name).join(", ")}) at ${gw.httpUrl()} for ${SECONDS} s, seed ${SEED}`);
+  let watch: StoreWatch | undefined;
   try {
-    const before = snapshot(dataDir);
+    watch = await watchWrites(gw, dataDir);
     const started = Date.now();
-    while (Date.now() - started < SECONDS * 1000 && proc.child.exitCode === null) {
+    while (Date.now() - started < SECONDS * 1000 && alive()) {
       round++;
       frames += await wsRound(gw.wsUrl(), round);
       if (round % 4 === 0) requests += await httpRound(gw.httpUrl(), round);
@@ -144,7 +149,7 @@ async function main(): Promise<void> {
         slow.add(s);
         s.on("close", () => slow.delete(s));
       }
-      const rss = treeRssBytes(pid);
+      const rss = rssNow();
       if (rssStart === 0 && Date.now() - started > Math.min(5_000, SECONDS * 200)) rssStart = rss;
       rssMax = Math.max(rssMax, rss);
       if (round % 200 === 0) {
@@ -152,28 +157,38 @@ async function main(): Promise<void> {
         console.log(`  ${elapsed} s: ${frames} frames, ${requests} HTTP, RSS ${Math.round(rss / 2 ** 20)} MiB`);
       }
     }
-    if (proc.child.exitCode !== null) fail(`the gateway died:\n${proc.output().slice(-2000)}`);
+    for (const p of procs) {
+      if (p.child.exitCode !== null || p.child.signalCode !== null) fail(`${p.name} died:\n${p.output().slice(-2000)}`);
+    }
     const health = await fetch(`${gw.httpUrl()}/health`).catch(() => undefined);
     if (health?.status !== 200) fail(`/health answers ${health?.status}`);
     if (rssStart > 0 && rssMax > rssStart + RSS_BOUND_BYTES) fail(`RSS grew from ${rssStart} to ${rssMax} bytes`);
-    const after = snapshot(dataDir);
-    for (const [path, stamp] of after) if (before.get(path) !== stamp) fail(`written: ${path}`);
+    const writes = await watch.writes();
+    for (const what of writes.unexpected) fail(`written: ${what}`);
+    if (writes.failedAuthHits !== unauthorized) {
+      fail(`${writes.failedAuthHits} failed-auth counts for ${unauthorized} refused credentials`);
+    }
     if (/unexpected error|internal error/.test(gw.logs())) fail("the gateway logged an internal error");
   } finally {
     for (const s of slow) s.destroy();
+    await watch?.close();
     await gw.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
   const mib = (n: number) => Math.round(n / 2 ** 20);
   console.log(
-    `${round} rounds: ${frames} frames, ${requests} HTTP requests; ` +
+    `${round} rounds: ${frames} frames, ${requests} HTTP requests, ${unauthorized} refused credentials; ` +
       `RSS ${mib(rssStart)} -> max ${mib(rssMax)} MiB (bound +${mib(RSS_BOUND_BYTES)})`,
   );
   if (failures.length > 0) {
     console.log(`FAILED (seed ${SEED}):\n${failures.join("\n")}`);
     process.exit(1);
   }
-  console.log("OK: every frame answered once, no crash, memory bounded, nothing written");
+  const stores =
+    MODE === "embedded"
+      ? "nothing written to the data directory"
+      : `nothing written to Redis or JetStream but ${unauthorized} failed-auth counts`;
+  console.log(`OK: every frame answered once, no process died, memory bounded, ${stores}`);
 }
 
 main().then(

@@ -1,4 +1,13 @@
+import {
+  AgentParamsSchema,
+  RequestFrameSchema,
+  RunAbortParamsSchema,
+  SessionKeyParamsSchema,
+  SessionsPatchParamsSchema,
+} from "@gw/contracts";
 import fc from "fast-check";
+import type { z } from "zod";
+import { ChatCompletionsBodySchema } from "../src/http/chat-completions-body.js";
 
 /**
  * Generators of malformed and adversarial input for the edge, shared by the bounded property
@@ -101,6 +110,18 @@ const hostileParams = fc
     data: `{"jsonrpc":"2.0","id":${ID_SLOT},"method":${JSON.stringify(method)},"params":${params}}`,
   }));
 
+/** A well-formed `connect` with a wrong credential of any shape: refused and counted by the failed-auth limiter. */
+const wrongCredential = fc
+  .tuple(
+    fc.constantFrom("control", "node", "webchat"),
+    fc.constantFrom("token", "password"),
+    fc.string({ unit: "binary", minLength: 1, maxLength: 300 }),
+  )
+  .map(([role, kind, secret]) => ({
+    kind: "wrong-credential",
+    data: `{"jsonrpc":"2.0","id":${ID_SLOT},"method":"connect","params":${JSON.stringify({ role, auth: { [kind]: secret } })}}`,
+  }));
+
 const deepNesting = fc
   .tuple(fc.integer({ min: 100, max: 100_000 }), fc.boolean(), fc.boolean())
   .map(([depth, inParams, balanced]) => {
@@ -143,14 +164,61 @@ const garbage = fc.oneof(
   jsonText.map((data) => ({ kind: "random-json", data })),
 );
 
-export const fuzzFrame: fc.Arbitrary<FuzzFrame> = fc.oneof(
-  { weight: 4, arbitrary: requestShaped },
-  { weight: 3, arbitrary: hostileParams },
-  { weight: 3, arbitrary: garbage },
-  { weight: 1, arbitrary: deepNesting },
-  { weight: 1, arbitrary: hugeString },
-  { weight: 1, arbitrary: invalidUtf8 },
-);
+/**
+ * Methods whose valid calls change state (runs, sessions, abort markers), with the params schema
+ * the edge validates them by. `connect` is not here: a refused credential is counted by the
+ * failed-auth limiter, the one write hostile input may cause (docs/decisions.md).
+ */
+const STATE_CHANGING_METHODS = new Map<string, z.ZodType>([
+  ["agent", AgentParamsSchema],
+  ["chat.abort", RunAbortParamsSchema],
+  ["agent.abort", RunAbortParamsSchema],
+  ["sessions.patch", SessionsPatchParamsSchema],
+  ["sessions.reset", SessionKeyParamsSchema],
+  ["sessions.delete", SessionKeyParamsSchema],
+  ["sessions.compact", SessionKeyParamsSchema],
+]);
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True for a frame the edge would dispatch, as is, to a state-changing method with valid params:
+ * a legitimate request, not hostile input, and it would rightly write to a store. The generators
+ * leave such frames out (they are astronomically rare anyway), so "hostile input writes nothing"
+ * holds exactly. Bytes count as text, as the edge decodes them.
+ */
+export function changesState(frame: FuzzFrame): boolean {
+  let text: string;
+  try {
+    text = typeof frame.data === "string" ? frame.data : utf8.decode(frame.data);
+  } catch {
+    return false;
+  }
+  const envelope = RequestFrameSchema.safeParse(parseJson(text.replaceAll(ID_SLOT, "1")));
+  if (!envelope.success) return false;
+  const schema = STATE_CHANGING_METHODS.get(envelope.data.method);
+  return schema?.safeParse(envelope.data.params ?? {}).success ?? false;
+}
+
+export const fuzzFrame: fc.Arbitrary<FuzzFrame> = fc
+  .oneof(
+    { weight: 4, arbitrary: requestShaped },
+    { weight: 3, arbitrary: hostileParams },
+    { weight: 1, arbitrary: wrongCredential },
+    { weight: 3, arbitrary: garbage },
+    { weight: 1, arbitrary: deepNesting },
+    { weight: 1, arbitrary: hugeString },
+    { weight: 1, arbitrary: invalidUtf8 },
+  )
+  .filter((frame) => !changesState(frame));
 
 /** An HTTP request with a hostile body, headers or path. */
 export interface FuzzHttp {
@@ -160,7 +228,7 @@ export interface FuzzHttp {
   body: string;
 }
 
-export const fuzzHttp: fc.Arbitrary<FuzzHttp> = fc.record({
+const anyHttp: fc.Arbitrary<FuzzHttp> = fc.record({
   method: fc.constantFrom("POST", "PUT", "GET", "DELETE", "PATCH"),
   path: fc.oneof(
     fc.constantFrom("/v1/chat/completions", "/api/tools/invoke", "/api/send", "/v1/models", "/health", "/hooks/agent"),
@@ -178,6 +246,22 @@ export const fuzzHttp: fc.Arbitrary<FuzzHttp> = fc.record({
     deepNesting.map((f) => String(f.data).replaceAll(ID_SLOT, "1")),
   ),
 });
+
+/**
+ * True for a request that would start a run (a valid chat completion) or run a tool (any
+ * `/api/tools/invoke` body naming one): legitimate work with effects, not hostile input.
+ */
+export function startsWork(req: FuzzHttp): boolean {
+  if (req.method !== "POST") return false;
+  const body = parseJson(req.body);
+  if (req.path === "/v1/chat/completions") return ChatCompletionsBodySchema.safeParse(body).success;
+  if (req.path === "/api/tools/invoke") {
+    return typeof body === "object" && body !== null && typeof (body as { tool?: unknown }).tool === "string";
+  }
+  return false;
+}
+
+export const fuzzHttp: fc.Arbitrary<FuzzHttp> = anyHttp.filter((req) => !startsWork(req));
 
 /**
  * Text or bytes of a frame with its id slot filled in, and whether the id is usable: the frame
