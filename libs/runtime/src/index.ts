@@ -4,5 +4,5 @@ export { HealthServiceDefinition } from "./health-service.js";
 export { createLogger, type Logger, type LoggerOptions, REDACT_PATHS } from "./logger.js";
 export { createMetrics, type Metrics, type MetricsOptions } from "./metrics.js";
 export { type MetricsServer, type MetricsServerOptions, startMetricsServer } from "./metrics-server.js";
-export { REDACTED } from "./secret-scrubber.js";
+export { createSecretScrubber, REDACTED } from "./secret-scrubber.js";
 export { Shutdown, type ShutdownHook, type ShutdownOptions } from "./shutdown.js";

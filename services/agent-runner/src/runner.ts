@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Bus, type Subjects, serveRpc, type Unsubscribe } from "@gw/bus";
-import type { GatewayConfig } from "@gw/config";
+import { collectSecrets, type GatewayConfig } from "@gw/config";
 import { RPC, RunAbort } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { RunQueue, RunRegistry } from "@gw/runs";
@@ -41,7 +41,7 @@ export function startRunner(deps: RunnerDeps): Runner {
   const directory = new AgentDirectory(config.agents);
   const timeoutMs = config.gateway.limits.requestTimeoutMs;
   const tools = new ToolRegistry(builtinTools({ config: config.runner.tools, sessions: { bus, subjects, timeoutMs } }));
-  const providers = new ProviderRegistry(config.models, deps.retry);
+  const providers = new ProviderRegistry(config.models, { retry: deps.retry, secrets: collectSecrets(config) });
   const active = new Map<string, AbortController>();
   const logger = deps.logger.child({ runnerId });
   const executor = {

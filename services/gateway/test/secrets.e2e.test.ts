@@ -1,51 +1,85 @@
+import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectRun, send } from "./fixtures/agent-runs.js";
 import { AGENTS, type GatewayUnderTest, MODES, PASSWORD, startGateway, TOKEN } from "./fixtures/gateway.js";
 import { httpRequest } from "./fixtures/http.js";
-import { WsClient } from "./fixtures/ws-client.js";
+import { type OpenOptions, WsClient } from "./fixtures/ws-client.js";
 
 // Every secret the config can hold, each distinctive enough that a grep cannot hit by chance.
 const HOOKS_TOKEN = "e2e-hooks-secret-5b0c9a7e41d2";
-const PROVIDER_KEY = "sk-e2e-provider-key-8f3a61c0d9e2b7";
+const OPENAI_KEY = "sk-e2e-provider-key-8f3a61c0d9e2b7";
+const ANTHROPIC_KEY = "sk-ant-e2e-anthropic-key-4c2d9e71aa";
+const DEAD_KEY = "sk-e2e-dead-provider-key-19fe0b";
 const BOT_TOKEN = "123456789:e2e-bot-token-AAHf9x2kQ7";
 const SIGNING_SECRET = "e2e-signing-secret-71c4be03aa96";
 const SECRETS = {
   token: TOKEN,
   password: PASSWORD,
   hooks: HOOKS_TOKEN,
-  apiKey: PROVIDER_KEY,
+  openaiKey: OPENAI_KEY,
+  anthropicKey: ANTHROPIC_KEY,
+  deadKey: DEAD_KEY,
   botToken: BOT_TOKEN,
   signingSecret: SIGNING_SECRET,
 };
 
-/** The forms a secret may take when something prints it: as is, URL-encoded, base64. */
-function leakForms(secret: string): string[] {
-  return [secret, encodeURIComponent(secret), Buffer.from(secret).toString("base64")];
+/** The forms a secret may take when something prints it: as is, URL-encoded, base64 (each once). */
+function leakForms(secret: string): Array<[string, string]> {
+  const forms = { plain: secret, "url-encoded": encodeURIComponent(secret), base64: Buffer.from(secret).toString("base64") };
+  return Object.entries(forms).filter(([how, form]) => how === "plain" || form !== secret);
 }
 
 function leaks(text: string): string[] {
   return Object.entries(SECRETS).flatMap(([name, secret]) =>
     leakForms(secret)
-      .filter((form) => text.includes(form))
-      .map((form) => `${name} (${form === secret ? "plain" : "encoded"})`),
+      .filter(([, form]) => text.includes(form))
+      .map(([how]) => `${name} (${how})`),
   );
 }
 
-describe.each(MODES)("secrets stay out of logs, errors, metrics and events (%s)", (mode) => {
+describe.each(MODES)("secrets stay out of logs, answers, events and metrics (%s)", (mode) => {
   let gw: GatewayUnderTest;
-  // Everything the gateway sent to clients: frames, HTTP bodies and headers, metrics.
+  let fake: FakeModelServer;
+  // Everything the gateway sent to clients, as sent: WS frames (events included), HTTP bodies and headers.
   const seen: string[] = [];
+  const clients: WsClient[] = [];
+
+  /** A client whose every received frame is recorded raw, before any parsing. */
+  const open = async (opts: OpenOptions = {}) => {
+    const client = await WsClient.open(gw.wsUrl(), opts);
+    client.socket.on("message", (data) => seen.push(String(data)));
+    clients.push(client);
+    return client;
+  };
+  const http = async (path: string, opts: Parameters<typeof httpRequest>[1] = {}) => {
+    const res = await httpRequest(`${gw.httpUrl()}${path}`, opts);
+    seen.push(res.body, JSON.stringify(res.headers));
+    return res;
+  };
+  const complete = (body: Record<string, unknown>) =>
+    http("/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
+    fake = await startFakeModelServer();
     gw = await startGateway(mode, {
       health: true,
       agents: [
         ...AGENTS,
-        { id: "keyed", name: "Keyed", model: "upstream/gpt-test", description: "uses the keyed provider" },
+        { id: "keyed", name: "Keyed", model: "upstream/gpt-test", tools: ["time.now"] },
+        { id: "claude", name: "Claude", model: "claude/claude-test", tools: ["time.now"] },
+        { id: "dead", name: "Dead", model: "dead/gpt-test" },
       ],
       models: {
         providers: {
-          // Nothing listens on port 9: calls fail, which is where a careless error would print the key.
-          upstream: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: PROVIDER_KEY, timeoutMs: 2_000 },
+          // The fake upstream answers, or quotes the credential it was sent in an error (leakkey401/500).
+          upstream: { kind: "openai", baseUrl: fake.baseUrl, apiKey: OPENAI_KEY, timeoutMs: 5_000 },
+          claude: { kind: "anthropic", baseUrl: fake.baseUrl, apiKey: ANTHROPIC_KEY, timeoutMs: 5_000 },
+          // Nothing listens on port 9: connection failures, where a careless error would print the key.
+          dead: { kind: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: DEAD_KEY, timeoutMs: 2_000 },
         },
       },
       extraConfig: {
@@ -60,63 +94,79 @@ describe.each(MODES)("secrets stay out of logs, errors, metrics and events (%s)"
   });
   let stopped = false;
   const stop = async () => {
-    if (!stopped) await gw?.stop();
+    if (stopped) return;
     stopped = true;
+    for (const client of clients) client.close();
+    await gw?.stop();
+    await fake?.close();
   };
   afterAll(stop);
 
-  it("runs a full session with good and bad credentials without echoing a secret", async () => {
-    const record = (value: unknown) => seen.push(typeof value === "string" ? value : JSON.stringify(value));
-    const good = await WsClient.open(gw.wsUrl());
-    record(await good.connect(TOKEN));
-    record(await good.request("agents.list"));
-    record(await good.request("agent.identity.get", { agentId: "keyed" }));
-    record(await good.connect(TOKEN)); // "already connected"
+  it("refuses wrong credentials, which are other secrets, without echoing one", async () => {
+    const good = await open();
+    expect((await good.connect(TOKEN)).ok).toBe(true);
+    await good.request("agents.list");
+    await good.request("agent.identity.get", { agentId: "keyed" });
+    expect((await good.connect(TOKEN)).ok).toBe(false); // "already connected"
+    const byPassword = await open();
+    expect((await byPassword.request("connect", { role: "node", auth: { password: PASSWORD } })).ok).toBe(true);
 
-    const byPassword = await WsClient.open(gw.wsUrl());
-    record(await byPassword.request("connect", { role: "node", auth: { password: PASSWORD } }));
-
-    // Wrong credentials that contain, or are, other secrets: a message that echoed the attempt
-    // would print them. Enough of them to reach the failed-auth limit.
-    const attacker = await WsClient.open(gw.wsUrl(), { localAddress: "127.0.0.61" });
-    const wrong = [`${TOKEN}x`, `x${PASSWORD}`, HOOKS_TOKEN, PROVIDER_KEY, BOT_TOKEN, SIGNING_SECRET];
-    for (let i = 0; i < 21; i++) record(await attacker.connect(wrong[i % wrong.length]));
-    for (const secret of [HOOKS_TOKEN, PROVIDER_KEY, `${TOKEN}-nope`]) {
-      const res = await httpRequest(`${gw.httpUrl()}/v1/models`, {
+    // Enough wrong credentials to reach the failed-auth limit: a message that echoed the attempt
+    // would print them.
+    const attacker = await open({ localAddress: "127.0.0.61" });
+    const wrong = [`${TOKEN}x`, `x${PASSWORD}`, HOOKS_TOKEN, OPENAI_KEY, ANTHROPIC_KEY, BOT_TOKEN, SIGNING_SECRET];
+    for (let i = 0; i < 21; i++) expect((await attacker.connect(wrong[i % wrong.length])).ok).toBe(false);
+    for (const secret of [HOOKS_TOKEN, OPENAI_KEY, `${TOKEN}-nope`]) {
+      const res = await http("/v1/models", {
         headers: { authorization: `Bearer ${secret}`, "x-gateway-token": secret },
         localAddress: "127.0.0.62",
       });
-      record(res.body);
-      record(res.headers);
+      expect(res.status).toBe(401);
     }
-    const models = await httpRequest(`${gw.httpUrl()}/v1/models`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    expect(models.status).toBe(200);
-    record(models.body);
+    expect((await http("/v1/models", { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect(leaks(seen.join("\n"))).toEqual([]);
+  });
 
-    // Calls that reach the keyed provider, where they exist yet: the failure must not carry the key.
-    const payload = (await good.request("agents.list")).payload;
-    record(payload);
-    const probe = await WsClient.open(gw.wsUrl());
-    const helloMethods = (await probe.connect(TOKEN)).payload?.methods as string[];
-    probe.close();
-    if (helloMethods.includes("agent")) {
-      record(await good.request("agent", { message: "hi", sessionKey: "secrets:test", agentId: "keyed" }));
-      record(await good.request("agent", { message: "hi", sessionKey: "secrets:echo" }));
+  it("runs agents that succeed, call tools and fail upstream without a secret in any answer or event", async () => {
+    const client = await open();
+    expect((await client.connect(TOKEN)).ok).toBe(true);
+    const run = async (agentId: string, message: string) => {
+      const runId = `secrets-${mode}-${agentId}-${message.split(" ")[0]}`;
+      const response = send(client, "agent", { message, sessionKey: `secrets:${agentId}`, agentId, runId });
+      await collectRun(client, runId); // every event up to the end, recorded raw on the way
+      return { runId, response: await response };
+    };
+    for (const agentId of ["keyed", "claude"]) {
+      expect((await run(agentId, "hello there")).response.ok).toBe(true);
+      expect((await run(agentId, "tools:time__now please")).response.ok).toBe(true);
+      // The upstream quotes the key it was sent, in a 401 (not retried) and in a 500 (retried).
+      for (const word of ["leakkey401", "leakkey500"]) {
+        const { runId, response } = await run(agentId, `${word} now`);
+        expect(response.error).toMatchObject({ code: "MODEL_ERROR", message: expect.stringContaining(`HTTP ${word.slice(-3)}`) });
+        await send(client, "agent.wait", { runId, timeoutSeconds: 5 });
+      }
+      await send(client, "sessions.preview", { key: `secrets:${agentId}`, limit: 50 });
     }
-    const completions = await httpRequest(`${gw.httpUrl()}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "keyed", messages: [{ role: "user", content: "hi" }] }),
-    });
-    record(completions.body);
+    expect((await run("dead", "anyone there")).response.error?.code).toBe("MODEL_ERROR");
+    expect((await run("main", "echo me")).response.ok).toBe(true);
 
-    // Events and late frames the clients received on the way.
-    for (const client of [good, byPassword, attacker]) {
-      await new Promise((r) => setTimeout(r, 200));
-      record(await client.next(() => true, 200).catch(() => "none"));
-      client.close();
+    // The keys really went upstream and came back in error bodies: the checks below are not vacuous.
+    expect(fake.requests.some((r) => r.headers.authorization === `Bearer ${OPENAI_KEY}`)).toBe(true);
+    expect(fake.requests.some((r) => r.headers["x-api-key"] === ANTHROPIC_KEY)).toBe(true);
+    expect(leaks(seen.join("\n"))).toEqual([]);
+  });
+
+  it("answers chat completions, streaming and not, without a secret in any body", async () => {
+    for (const model of ["keyed", "claude"]) {
+      for (const stream of [false, true]) {
+        const ok = await complete({ model, stream, messages: [{ role: "user", content: "hello there" }] });
+        expect(ok.status).toBe(200);
+        for (const word of ["leakkey401", "leakkey500"]) {
+          const failed = await complete({ model, stream, messages: [{ role: "user", content: `${word} please` }] });
+          expect(`${failed.status} ${failed.body}`).toMatch(/HTTP (401|500)/);
+        }
+      }
     }
-    expect(seen.join("\n").length).toBeGreaterThan(0);
     expect(leaks(seen.join("\n"))).toEqual([]);
   });
 
@@ -124,9 +174,9 @@ describe.each(MODES)("secrets stay out of logs, errors, metrics and events (%s)"
     const ports = [...gw.edges.map((e) => e.metricsPort), gw.runner?.metricsPort].filter(
       (p): p is number => p !== undefined,
     );
-    expect(ports.length).toBeGreaterThan(0);
+    expect(ports.length).toBe(mode === "embedded" ? 1 : 2);
     for (const port of ports) {
-      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
       expect(text).toContain("gw_requests_total");
       expect(leaks(text)).toEqual([]);
     }
@@ -135,7 +185,7 @@ describe.each(MODES)("secrets stay out of logs, errors, metrics and events (%s)"
   it("keeps secrets out of every line every process printed, shutdown included", async () => {
     await stop();
     const logs = gw.fullLogs();
-    // The run above did log (trace level): the grep has something to look at.
+    // The runs above did log (trace level): the grep has something to look at.
     expect(logs).toMatch(/"msg":"connected"/);
     expect(leaks(logs)).toEqual([]);
   });

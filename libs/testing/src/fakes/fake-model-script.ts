@@ -5,6 +5,8 @@
  * - `slow`        streams 40 chunks, 100 ms apart (abort and runner-death tests)
  * - `fail500`     always HTTP 500;  `fail429` HTTP 429 with retry-after: 0 on the first try of each conversation
  * - `busy429`     HTTP 429 with retry-after: 0 on every try (retries run out at once)
+ * - `leakkey401`, `leakkey500`  always that status, the error message quoting the request's
+ *                 credential header (`authorization` or `x-api-key`), as careless upstreams do
  * - `hang`        sends headers then nothing (stalled stream)
  * - `drop`        sends one chunk then cuts the connection
  * - `<transcript>…</transcript>` (the runner's summarization request) answers
@@ -16,7 +18,7 @@ export type FakeToolCall = { id: string; name: string; arguments: Record<string,
 export type FakeTurn =
   | { kind: "text"; chunks: string[]; delayMs: number }
   | { kind: "tools"; calls: FakeToolCall[] }
-  | { kind: "status"; status: number; retryAfter?: string }
+  | { kind: "status"; status: number; retryAfter?: string; echoCredential?: boolean }
   | { kind: "hang" }
   | { kind: "drop"; chunk: string };
 
@@ -44,6 +46,8 @@ export function planTurn(c: FakeConversation): FakeTurn {
     return { kind: "text", chunks: split(`Fake summary of ${lines} transcript lines.`, 3), delayMs: 0 };
   }
   if (msg.includes("fail500")) return { kind: "status", status: 500 };
+  const leak = /leakkey(401|500)/.exec(msg);
+  if (leak) return { kind: "status", status: Number(leak[1]), echoCredential: true };
   if (msg.includes("busy429")) return { kind: "status", status: 429, retryAfter: "0" };
   if (msg.includes("fail429") && c.attempt === 0) return { kind: "status", status: 429, retryAfter: "0" };
   if (msg.includes("hang")) return { kind: "hang" };

@@ -48,7 +48,9 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       if (turn.kind === "status") {
         const headers: Record<string, string> = { "content-type": "application/json" };
         if (turn.retryAfter !== undefined) headers["retry-after"] = turn.retryAfter;
-        const error = api === "openai" ? { error: { message: `fake status ${turn.status}`, type: "server_error" } } : { type: "error", error: { type: "api_error", message: `fake status ${turn.status}` } };
+        const credential = req.headers.authorization ?? req.headers["x-api-key"];
+        const message = turn.echoCredential ? `invalid credential: ${String(credential)}` : `fake status ${turn.status}`;
+        const error = api === "openai" ? { error: { message, type: "server_error" } } : { type: "error", error: { type: "api_error", message } };
         res.writeHead(turn.status, headers).end(JSON.stringify(error));
         return;
       }

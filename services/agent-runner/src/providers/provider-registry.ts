@@ -1,23 +1,33 @@
 import { BUILTIN_PROVIDER, type GatewayConfig, parseModelRef } from "@gw/config";
 import { GatewayError } from "@gw/contracts";
+import { createSecretScrubber } from "@gw/runtime";
 import { AnthropicProvider } from "./anthropic-provider.js";
 import { BuiltinProvider } from "./builtin-provider.js";
 import type { ModelProvider } from "./model-provider.js";
 import { OpenAiProvider } from "./openai-provider.js";
 import { DEFAULT_RETRY, RetryingProvider, type RetryPolicy } from "./retrying-provider.js";
+import { SecretRedactingProvider } from "./secret-redacting-provider.js";
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+
+export interface ProviderRegistryOptions {
+  retry?: RetryPolicy;
+  /** Configured secret values (collectSecrets), kept out of provider error messages. */
+  secrets?: readonly string[];
+}
 
 /** Resolves `<provider>/<model>` to an adapter built once from `models.providers`. */
 export class ProviderRegistry {
   private readonly providers = new Map<string, ModelProvider>();
 
-  constructor(models: GatewayConfig["models"], retry: RetryPolicy = DEFAULT_RETRY) {
+  constructor(models: GatewayConfig["models"], opts: ProviderRegistryOptions = {}) {
     this.providers.set(BUILTIN_PROVIDER, new BuiltinProvider());
+    const scrub = createSecretScrubber(opts.secrets ?? []);
     for (const [name, p] of Object.entries(models.providers)) {
       const config = { name, baseUrl: p.baseUrl, apiKey: p.apiKey, timeoutMs: p.timeoutMs ?? DEFAULT_TIMEOUT_MS };
       const adapter = p.kind === "openai" ? new OpenAiProvider(config) : new AnthropicProvider(config);
-      this.providers.set(name, new RetryingProvider(adapter, retry));
+      // Outermost, so the final message (with its "after N attempts") is the one scrubbed.
+      this.providers.set(name, new SecretRedactingProvider(new RetryingProvider(adapter, opts.retry ?? DEFAULT_RETRY), scrub));
     }
   }
 

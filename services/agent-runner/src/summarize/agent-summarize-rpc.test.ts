@@ -52,7 +52,7 @@ describe("RPC.agentSummarize", () => {
       bus,
       subjects,
       directory: new AgentDirectory(config.agents),
-      providers: new ProviderRegistry(config.models, { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 }),
+      providers: new ProviderRegistry(config.models, { retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }),
       logger: createLogger({ service: "test", level: "silent" }),
     });
   });
