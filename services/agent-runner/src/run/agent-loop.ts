@@ -15,6 +15,8 @@ export interface LoopInput {
   maxToolRounds: number;
   events: RunEventPublisher;
   ctx: ToolContext;
+  /** Settles once the run is confirmed as this runner's: tools wait for it. */
+  confirmed?: Promise<unknown>;
 }
 
 export interface LoopResult {
@@ -70,6 +72,8 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
     text += turnText;
     added.push({ role: "assistant", content: turnText, ...(calls.length ? { toolCalls: calls } : {}) });
     if (calls.length === 0) return { text, added };
+    await input.confirmed;
+    input.ctx.signal.throwIfAborted();
     for (const call of calls) added.push(await runTool(input, call));
   }
   throw new GatewayError("MODEL_ERROR", `the model still called tools after ${input.maxToolRounds} rounds`);

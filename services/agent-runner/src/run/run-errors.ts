@@ -8,6 +8,13 @@ export class RunAborted extends Error {
   }
 }
 
+/** The run's claim found it no longer queued (finished, aborted or expired): not ours to run. */
+export class RunNotOurs extends Error {
+  constructor() {
+    super("the run is not ours to run");
+  }
+}
+
 export class RunTimedOut extends Error {
   constructor(readonly seconds: number) {
     super(`the run did not finish within ${seconds} s`);

@@ -1,26 +1,41 @@
 import type { Bus, Subjects } from "@gw/bus";
 import { type AgentStream, encodeAgentEvent, type RunRecord } from "@gw/runs";
 
-/** Publishes one run's `agent` events once, on its run subject, numbered from 1 in order. */
+/**
+ * Publishes one run's `agent` events once, on its run subject, numbered from 1 in order. A held
+ * publisher keeps its events until release() (then sends them in order) or drop().
+ */
 export class RunEventPublisher {
   private seq = 0;
   private readonly subject: string;
+  private held: Uint8Array[] | undefined;
 
   constructor(
     private readonly bus: Bus,
     subjects: Subjects,
     private readonly runId: string,
     private readonly sessionKey: string,
+    opts: { held?: boolean } = {},
   ) {
     this.subject = subjects.runEvents(runId);
+    if (opts.held) this.held = [];
+  }
+
+  release(): void {
+    const held = this.held;
+    this.held = undefined;
+    for (const data of held ?? []) this.bus.publish(this.subject, data);
+  }
+
+  drop(): void {
+    if (this.held) this.held = [];
   }
 
   /** `final`, on the terminal event, is the run's recorded outcome: the edges answer from it. */
   emit(stream: AgentStream, data: Record<string, unknown>, final?: RunRecord): void {
     this.seq += 1;
-    this.bus.publish(
-      this.subject,
-      encodeAgentEvent({ runId: this.runId, stream, data }, { sessionKey: this.sessionKey, seq: this.seq, final }),
-    );
+    const encoded = encodeAgentEvent({ runId: this.runId, stream, data }, { sessionKey: this.sessionKey, seq: this.seq, final });
+    if (this.held) this.held.push(encoded);
+    else this.bus.publish(this.subject, encoded);
   }
 }

@@ -8,7 +8,7 @@ import type { ChatMessage, Thinking } from "../providers/model-provider.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import { runAgentLoop } from "./agent-loop.js";
-import { RunAborted, RunTimedOut, runFailure } from "./run-errors.js";
+import { RunAborted, RunNotOurs, RunTimedOut, runFailure } from "./run-errors.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { messageToEntry, type SessionClient, type SessionView } from "./session-client.js";
 
@@ -37,15 +37,27 @@ function asThinking(value: string): Thinking | undefined {
 }
 
 /** Waits for the session's run lock: runs on one session take turns, others run in parallel. */
-async function lockSession(deps: ExecutorDeps, req: RunRequest, signal: AbortSignal): Promise<void> {
+async function lockSession(deps: ExecutorDeps, req: RunRequest, lock: SessionLock, signal: AbortSignal): Promise<void> {
   while (!(await deps.registry.tryLockSession(req.sessionKey, req.runId))) {
     signal.throwIfAborted();
     await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
   }
+  lock.held = true;
 }
 
-async function loadLocked(deps: ExecutorDeps, req: RunRequest, agentId: string, signal: AbortSignal): Promise<SessionView> {
-  await lockSession(deps, req, signal);
+/** Whether this execution took the session's run lock (only then does it release it). */
+interface SessionLock {
+  held: boolean;
+}
+
+async function loadLocked(
+  deps: ExecutorDeps,
+  req: RunRequest,
+  agentId: string,
+  lock: SessionLock,
+  signal: AbortSignal,
+): Promise<SessionView> {
+  await lockSession(deps, req, lock, signal);
   return deps.sessions.load(req.sessionKey, agentId);
 }
 
@@ -57,11 +69,19 @@ function ephemeralSession(req: RunRequest): SessionView {
   return { model: "", thinking: "", summary: "", messages };
 }
 
-async function execute(deps: ExecutorDeps, req: RunRequest, events: RunEventPublisher, signal: AbortSignal): Promise<string> {
+/** `confirmed` settles once the claim is read: tools and session writes wait for it. */
+async function execute(
+  deps: ExecutorDeps,
+  req: RunRequest,
+  events: RunEventPublisher,
+  signal: AbortSignal,
+  confirmed: Promise<unknown>,
+  lock: SessionLock,
+): Promise<string> {
   if (req.deliver)
     throw new GatewayError("UNAVAILABLE", "deliver: true needs the delivery service, which this gateway does not run yet");
   const agent = deps.directory.get(req.agentId);
-  const session = req.ephemeral ? ephemeralSession(req) : await loadLocked(deps, req, agent.id, signal);
+  const session = req.ephemeral ? ephemeralSession(req) : await loadLocked(deps, req, agent.id, lock, signal);
   const thinking = asThinking(req.thinking) ?? asThinking(session.thinking);
   if (thinking) events.emit("lifecycle", { phase: "thinking" });
   const { provider, model } = deps.providers.resolve(req.model || session.model || agent.model);
@@ -78,7 +98,10 @@ async function execute(deps: ExecutorDeps, req: RunRequest, events: RunEventPubl
     maxToolRounds: deps.settings.maxToolRounds,
     events,
     ctx: { signal, agentId: agent.id, sessionKey: req.sessionKey },
+    confirmed,
   });
+  await confirmed;
+  signal.throwIfAborted();
   if (!req.ephemeral) {
     await deps.sessions.append(
       req.sessionKey,
@@ -107,37 +130,80 @@ async function announce(
   await written.catch((err: unknown) => log.error({ err }, "cannot record the run's outcome"));
 }
 
+type Claim = NonNullable<Awaited<ReturnType<RunRegistry["beginClaim"]>>>;
+
+/**
+ * Reads the claim (is the run still queued, was it aborted meanwhile?) while the run already
+ * starts: nothing of the run leaves the runner (events, tool calls, session writes) until the
+ * claim confirms it. A run that is no longer ours is stopped and leaves no trace but a model
+ * request that was already on its way.
+ */
+function confirmClaim(
+  deps: ExecutorDeps,
+  req: RunRequest,
+  controller: AbortController,
+  events: RunEventPublisher,
+  log: Logger,
+): Promise<Claim | null> {
+  return Promise.all([deps.registry.beginClaim(req.runId, deps.runnerId), deps.registry.abortRequested(req.runId)]).then(
+    ([claim, abortedEarly]) => {
+      if (claim === null) {
+        // already finished (timed out at the edge, or aborted) or expired
+        controller.abort(new RunNotOurs());
+        return null;
+      }
+      if (abortedEarly) controller.abort(new RunAborted());
+      events.release();
+      return claim;
+    },
+    (err: unknown) => {
+      log.error({ err }, "cannot claim the run");
+      controller.abort(new RunNotOurs());
+      return null;
+    },
+  );
+}
+
 /** One run on this runner: claim, heartbeat, execute, record the outcome, then the terminal event. */
 export async function executeRun(deps: ExecutorDeps, req: RunRequest): Promise<void> {
-  // Both reads at once: the abort marker catches an abort that came while the run was queued.
-  const [claim, abortedEarly] = await Promise.all([
-    deps.registry.beginClaim(req.runId, deps.runnerId),
-    deps.registry.abortRequested(req.runId),
-  ]);
-  if (claim === null) return; // already finished (timed out at the edge, or aborted) or expired
-  const { record, written: claimed } = claim;
   const log = deps.logger.child({ runId: req.runId });
   const controller = new AbortController();
   deps.active.set(req.runId, controller);
+  const events = new RunEventPublisher(deps.bus, deps.subjects, req.runId, req.sessionKey, { held: true });
+  const confirmed = confirmClaim(deps, req, controller, events, log);
   const seconds = Math.min(req.timeoutSeconds || deps.settings.defaultTimeoutSeconds, deps.settings.maxTimeoutSeconds);
   const timer = setTimeout(() => controller.abort(new RunTimedOut(seconds)), seconds * 1000);
-  const beat = setInterval(() => {
-    void deps.registry.heartbeat(req.runId, deps.runnerId).catch((err) => log.warn({ err }, "heartbeat failed"));
-    if (!req.ephemeral) void deps.registry.refreshSessionLock(req.sessionKey, req.runId).catch(() => undefined);
-  }, HEARTBEAT_MS);
-  const events = new RunEventPublisher(deps.bus, deps.subjects, req.runId, req.sessionKey);
+  let beat: NodeJS.Timeout | undefined;
+  void confirmed.then((claim) => {
+    if (claim === null) return;
+    beat = setInterval(() => {
+      void deps.registry.heartbeat(req.runId, deps.runnerId).catch((err) => log.warn({ err }, "heartbeat failed"));
+      if (!req.ephemeral) void deps.registry.refreshSessionLock(req.sessionKey, req.runId).catch(() => undefined);
+    }, HEARTBEAT_MS);
+  });
   events.emit("lifecycle", { phase: "start" });
+  const lock: SessionLock = { held: false };
+  let outcome: { text: string } | { err: unknown };
   try {
-    if (abortedEarly) controller.abort(new RunAborted());
-    controller.signal.throwIfAborted();
-    const text = await execute(deps, req, events, controller.signal);
-    await claimed;
-    await announce(deps, events, record, { payloads: [{ type: "text", text }] }, { phase: "end" }, log);
+    outcome = { text: await execute(deps, req, events, controller.signal, confirmed, lock) };
   } catch (err) {
-    const failure = runFailure(err, controller.signal);
-    if (failure.code === "INTERNAL") log.error({ err }, "run failed");
-    else log.info({ code: failure.code, reason: failure.message }, "run ended with an error");
+    outcome = { err };
+  }
+  try {
+    const claim = await confirmed;
+    if (claim === null) {
+      events.drop();
+      return;
+    }
+    const { record, written: claimed } = claim;
     await claimed.catch(() => undefined);
+    if ("text" in outcome) {
+      await announce(deps, events, record, { payloads: [{ type: "text", text: outcome.text }] }, { phase: "end" }, log);
+      return;
+    }
+    const failure = runFailure(outcome.err, controller.signal);
+    if (failure.code === "INTERNAL") log.error({ err: outcome.err }, "run failed");
+    else log.info({ code: failure.code, reason: failure.message }, "run ended with an error");
     const data = {
       phase: "error",
       error: failure.message,
@@ -149,6 +215,6 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest): Promise<v
     clearTimeout(timer);
     clearInterval(beat);
     deps.active.delete(req.runId);
-    if (!req.ephemeral) await deps.registry.unlockSession(req.sessionKey, req.runId).catch(() => undefined);
+    if (lock.held) await deps.registry.unlockSession(req.sessionKey, req.runId).catch(() => undefined);
   }
 }
