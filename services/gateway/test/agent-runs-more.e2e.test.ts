@@ -1,8 +1,7 @@
-import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentEvent, collectRun, RUN_AGENTS, runModels, send, waitRunEvent } from "./fixtures/agent-runs.js";
-import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
-import { type Frame, WsClient } from "./fixtures/ws-client.js";
+import { describe, expect, it } from "vitest";
+import { type AgentEvent, collectRun, runGatewaySuite, send, waitRunEvent } from "./fixtures/agent-runs.js";
+import { MODES } from "./fixtures/gateway.js";
+import type { Frame, WsClient } from "./fixtures/ws-client.js";
 
 const isTerminal = (e: AgentEvent) => e.stream === "lifecycle" && (e.data.phase === "end" || e.data.phase === "error");
 
@@ -31,25 +30,8 @@ const lastIndex = (events: AgentEvent[], runId: string, pred: (e: AgentEvent) =>
 const isAssistant = (e: AgentEvent) => e.stream === "assistant";
 
 describe.each(MODES)("agent runs, more (%s)", (mode) => {
-  let gw: GatewayUnderTest;
-  let fake: FakeModelServer;
-  const clients: WsClient[] = [];
-  const open = async (edge = 0, role = "webchat") => {
-    const client = await WsClient.open(gw.wsUrl(Math.min(edge, gw.edges.length - 1)));
-    clients.push(client);
-    expect((await client.connect(TOKEN, role)).ok).toBe(true);
-    return client;
-  };
-
-  beforeAll(async () => {
-    fake = await startFakeModelServer();
-    gw = await startGateway(mode, { edges: 2, agents: RUN_AGENTS, models: runModels(fake) });
-  });
-  afterAll(async () => {
-    for (const c of clients) c.close();
-    await gw?.stop();
-    await fake?.close();
-  });
+  const suite = runGatewaySuite(mode, "webchat");
+  const open = (edge?: number, role?: string) => suite.open(edge, role);
 
   it("serialises runs on one session and runs different sessions in parallel", async () => {
     const client = await open();
@@ -141,9 +123,9 @@ describe.each(MODES)("agent runs, more (%s)", (mode) => {
     expect(messages.find((m) => m.role === "tool")).toMatchObject({ sender: "time.now" });
 
     // The replay to Anthropic carries the exchange as tool_use / tool_result blocks.
-    fake.requests.length = 0;
+    suite.fake.requests.length = 0;
     expect(await send(client, "agent", { message: "second turn", sessionKey: key, agentId: "an" })).toMatchObject({ ok: true });
-    const replayed = fake.requests[0]!.body.messages as Array<{ role: string; content: unknown }>;
+    const replayed = suite.fake.requests[0]!.body.messages as Array<{ role: string; content: unknown }>;
     const blocks = JSON.stringify(replayed);
     expect(blocks).toContain('"type":"tool_use"');
     expect(blocks).toContain('"type":"tool_result"');
@@ -160,6 +142,6 @@ describe.each(MODES)("agent runs, more (%s)", (mode) => {
     expect(events.some(isAssistant)).toBe(false);
     expect(await response).toMatchObject({ ok: false, error: { code: "MODEL_ERROR" } });
     // Retried, then given up: the fake saw more than one attempt for this message.
-    expect(fake.requests.filter((r) => JSON.stringify(r.body).includes(message)).length).toBeGreaterThan(1);
+    expect(suite.fake.requests.filter((r) => JSON.stringify(r.body).includes(message)).length).toBeGreaterThan(1);
   });
 });

@@ -1,29 +1,10 @@
-import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assistantText, collectRun, RUN_AGENTS, runModels, send, shape, waitRunEvent } from "./fixtures/agent-runs.js";
-import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
-import { WsClient } from "./fixtures/ws-client.js";
+import { describe, expect, it } from "vitest";
+import { assistantText, collectRun, runGatewaySuite, send, shape, waitRunEvent } from "./fixtures/agent-runs.js";
+import { MODES } from "./fixtures/gateway.js";
 
 describe.each(MODES)("agent runs (%s)", (mode) => {
-  let gw: GatewayUnderTest;
-  let fake: FakeModelServer;
-  const clients: WsClient[] = [];
-  const open = async (edge = 0, role = "control") => {
-    const client = await WsClient.open(gw.wsUrl(Math.min(edge, gw.edges.length - 1)));
-    clients.push(client);
-    expect((await client.connect(TOKEN, role)).ok).toBe(true);
-    return client;
-  };
-
-  beforeAll(async () => {
-    fake = await startFakeModelServer();
-    gw = await startGateway(mode, { edges: 2, agents: RUN_AGENTS, models: runModels(fake) });
-  });
-  afterAll(async () => {
-    for (const c of clients) c.close();
-    await gw?.stop();
-    await fake?.close();
-  });
+  const suite = runGatewaySuite(mode, "control");
+  const open = (edge?: number, role?: string) => suite.open(edge, role);
 
   it("streams builtin/echo chunks that concatenate to the payload", async () => {
     const client = await open(0, "webchat");
@@ -132,7 +113,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
   it("picks the model: request override, then the session's (sessions.patch), then the agent's", async () => {
     const client = await open(0, "control");
     const key = `e2e:model-${mode}`;
-    const apiOf = (word: string) => fake.requests.find((r) => JSON.stringify(r.body).includes(word))?.api;
+    const apiOf = (word: string) => suite.fake.requests.find((r) => JSON.stringify(r.body).includes(word))?.api;
 
     expect((await send(client, "agent", { message: "model-agent", sessionKey: key, agentId: "oa" })).ok).toBe(true);
     expect(apiOf("model-agent")).toBe("openai");
@@ -168,7 +149,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
 
   it("maps thinking and extraSystemPrompt onto each provider's request", async () => {
     const client = await open(0, "webchat");
-    fake.requests.length = 0;
+    suite.fake.requests.length = 0;
     for (const agentId of ["oa", "an"]) {
       const runId = `think-${agentId}-${mode}`;
       const response = send(client, "agent", { message: "think hard", sessionKey: `e2e:think:${agentId}`, agentId, runId, thinking: "high", extraSystemPrompt: "EXTRA" });
@@ -176,7 +157,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
       expect(shape(events)).toEqual(["lifecycle:start", "lifecycle:thinking", "assistant", "lifecycle:end"]);
       await response;
     }
-    const [oa, an] = fake.requests;
+    const [oa, an] = suite.fake.requests;
     expect(oa?.body).toMatchObject({ reasoning_effort: "high", stream: true });
     expect((oa?.body.messages as unknown[])[0]).toEqual({ role: "system", content: "EXTRA\n\nBe brief." });
     expect(oa?.headers.authorization).toBe("Bearer sk-fake");
@@ -188,9 +169,9 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
     const client = await open(0, "webchat");
     const key = `e2e:history:${mode}`;
     await send(client, "agent", { message: "tools:time__now first", sessionKey: key, agentId: "oa" });
-    fake.requests.length = 0;
+    suite.fake.requests.length = 0;
     await send(client, "agent", { message: "second turn", sessionKey: key, agentId: "oa" });
-    const replayed = fake.requests[0]!.body.messages as Array<{ role: string; content: unknown; tool_calls?: unknown[] }>;
+    const replayed = suite.fake.requests[0]!.body.messages as Array<{ role: string; content: unknown; tool_calls?: unknown[] }>;
     expect(replayed.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "user"]);
     expect(replayed[2]!.tool_calls).toHaveLength(1);
     const preview = await send(client, "sessions.preview", { key });
