@@ -25,7 +25,6 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export function runRequest(runId: string): RunRequest {
   return {
     runId,
-    nonce: `n-${runId}`,
     sessionKey: `s-${runId}`,
     agentId: "main",
     message: "hi",
