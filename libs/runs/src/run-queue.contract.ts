@@ -25,6 +25,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export function runRequest(runId: string): RunRequest {
   return {
     runId,
+    nonce: `n-${runId}`,
     sessionKey: `s-${runId}`,
     agentId: "main",
     message: "hi",

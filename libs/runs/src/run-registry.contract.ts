@@ -103,6 +103,24 @@ export function describeRunRegistryContract(name: string, setup: () => Promise<R
       });
     });
 
+    describe("dispatch nonces", () => {
+      it("claims a dispatched request only against the registration with its nonce", async () => {
+        const runId = uniqueRunId("nonce");
+        await pair.a.create({ ...record(runId), nonce: "mine" });
+        expect(await pair.b.claim(runId, "runner-1", "theirs")).toBeNull();
+        expect(await pair.b.get(runId)).toMatchObject({ state: "queued" });
+        expect(await pair.b.claim(runId, "runner-1", "mine")).toMatchObject({ state: "running", owner: "runner-1" });
+      });
+
+      it("waits for a registration that lands just after its dispatch", async () => {
+        const runId = uniqueRunId("late");
+        const claiming = pair.b.claim(runId, "runner-1", "late-nonce");
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        await pair.a.create({ ...record(runId), nonce: "late-nonce" });
+        expect(await claiming).toMatchObject({ state: "running", owner: "runner-1", nonce: "late-nonce" });
+      });
+    });
+
     describe("heartbeats", () => {
       it("shows a claimed run's heartbeat to others until its owner stops refreshing it", async () => {
         const runId = uniqueRunId("hb");

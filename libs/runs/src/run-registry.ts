@@ -16,6 +16,8 @@ export interface RunRecord {
   /** The runner holding the run (for logs; abort is a broadcast). */
   owner?: string;
   edgeId: string;
+  /** Matches the dispatched RunRequest's nonce; absent on records made before it existed. */
+  nonce?: string;
   createdAt: number;
   updatedAt: number;
   payloads?: PayloadItem[];
@@ -36,6 +38,9 @@ export const DEFAULT_REGISTRY_OPTIONS: RunRegistryOptions = {
   liveTtlMs: 2 * 3_600_000,
   heartbeatTtlMs: 6_000,
 };
+
+/** How long a runner keeps looking for a just-dispatched run's registration (2+4+...+2048 ms). */
+const REGISTRATION_WAIT_MS = 2_048;
 
 export function isFinal(state: RunState): boolean {
   return state === "done" || state === "error";
@@ -67,8 +72,8 @@ export class RunRegistry {
   }
 
   /** Claims a queued run for `owner`; null when it is gone or already final (skip it). */
-  async claim(runId: string, owner: string): Promise<RunRecord | null> {
-    const claim = await this.beginClaim(runId, owner);
+  async claim(runId: string, owner: string, nonce?: string): Promise<RunRecord | null> {
+    const claim = await this.beginClaim(runId, owner, nonce);
     if (claim === null) return null;
     await claim.written;
     return claim.record;
@@ -79,8 +84,12 @@ export class RunRegistry {
    * run is still queued, and awaits `written` before it records the outcome, so the record
    * still moves queued -> running -> final in that order.
    */
-  async beginClaim(runId: string, owner: string): Promise<{ record: RunRecord; written: Promise<void> } | null> {
-    const record = await this.get(runId);
+  async beginClaim(
+    runId: string,
+    owner: string,
+    nonce?: string,
+  ): Promise<{ record: RunRecord; written: Promise<void> } | null> {
+    const record = await this.recordOfDispatch(runId, nonce);
     if (record === null || record.state !== "queued") return null;
     const next: RunRecord = { ...record, state: "running", owner, updatedAt: Date.now() };
     const written = Promise.all([
@@ -90,6 +99,21 @@ export class RunRegistry {
     // Awaited by the caller later; never an unhandled rejection meanwhile.
     written.catch(() => undefined);
     return { record: next, written };
+  }
+
+  /**
+   * The record a dispatched request belongs to. The edge registers a run and dispatches it at
+   * the same time, so a runner may look before the registration has landed: it looks again for
+   * a short while. A record with another nonce belongs to another dispatch (this request lost
+   * its registration to a run with the same runId): not this request's.
+   */
+  private async recordOfDispatch(runId: string, nonce: string | undefined): Promise<RunRecord | null> {
+    for (let wait = 2; ; wait *= 2) {
+      const record = await this.get(runId);
+      if (record !== null) return nonce === undefined || record.nonce === nonce ? record : null;
+      if (nonce === undefined || wait > REGISTRATION_WAIT_MS) return null;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
 
   /** Records the outcome, readable for the retention window. */

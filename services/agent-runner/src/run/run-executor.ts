@@ -145,7 +145,7 @@ function confirmClaim(
   events: RunEventPublisher,
   log: Logger,
 ): Promise<Claim | null> {
-  return Promise.all([deps.registry.beginClaim(req.runId, deps.runnerId), deps.registry.abortRequested(req.runId)]).then(
+  return Promise.all([deps.registry.beginClaim(req.runId, deps.runnerId, req.nonce || undefined), deps.registry.abortRequested(req.runId)]).then(
     ([claim, abortedEarly]) => {
       if (claim === null) {
         // already finished (timed out at the edge, or aborted) or expired

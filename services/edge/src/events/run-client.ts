@@ -50,8 +50,10 @@ export class RunClient {
   async run(params: StartRun, follower: RunFollower): Promise<RunRecord> {
     const runId = params.runId ?? randomUUID();
     const now = Date.now();
+    const nonce = randomUUID();
     const record: RunRecord = {
       runId,
+      nonce,
       sessionKey: params.sessionKey,
       agentId: params.agentId ?? "",
       state: "queued",
@@ -76,18 +78,22 @@ export class RunClient {
       acceptedAt: now,
       ephemeral: params.ephemeralHistory !== undefined,
       history: params.ephemeralHistory ?? [],
+      nonce,
     };
     const maxWaitMs = (params.timeoutSeconds ?? this.deps.defaultTimeoutSeconds) * 1000 + QUEUE_GRACE_MS;
-    // Registering the run and subscribing to its events are independent round trips: both
-    // go out at once, and the run is dispatched once both are done. The follower hears events
-    // only once the runId is ours, so a duplicate runId never sees the other run's events.
-    const created = this.deps.registry.create(record);
-    created.catch(() => undefined);
+    // Subscribing to the run's events, registering it and dispatching it all go out at once:
+    // the dispatch follows the subscription on the same bus connection, and a runner runs the
+    // request only once it finds the registration with this nonce (a request whose runId was
+    // taken is never run). The follower hears events only once the runId is ours, so a
+    // duplicate runId never sees the other run's events.
     const final = await this.awaitEnd(runId, follower, maxWaitMs, { flush: false }, async (admit) => {
+      const created = this.deps.registry.create(record);
+      const submitted = this.deps.queue.submit(request);
+      submitted.catch(() => undefined);
       await created;
       admit();
       try {
-        await this.deps.queue.submit(request);
+        await submitted;
       } catch (cause) {
         this.deps.logger.error({ err: cause, runId }, "cannot dispatch a run");
         // Recorded as the run's end: the wait below finds it at once.

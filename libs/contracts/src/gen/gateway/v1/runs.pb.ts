@@ -39,6 +39,12 @@ export interface RunRequest {
    */
   ephemeral: boolean;
   history: RunHistoryMessage[];
+  /**
+   * Random per dispatch and kept in the run's registry record: the edge registers the run and
+   * dispatches it at once, and a runner runs a request only if the record it claims carries the
+   * same nonce (so a request whose registration lost, a duplicate runId, is never run).
+   */
+  nonce: string;
 }
 
 /** One earlier turn of an ephemeral run's conversation. */
@@ -83,6 +89,7 @@ function createBaseRunRequest(): RunRequest {
     acceptedAt: 0,
     ephemeral: false,
     history: [],
+    nonce: "",
   };
 }
 
@@ -135,6 +142,9 @@ export const RunRequest: MessageFns<RunRequest> = {
     }
     for (const v of message.history) {
       RunHistoryMessage.encode(v!, writer.uint32(130).fork()).join();
+    }
+    if (message.nonce !== "") {
+      writer.uint32(138).string(message.nonce);
     }
     return writer;
   },
@@ -278,6 +288,14 @@ export const RunRequest: MessageFns<RunRequest> = {
             }
 
             message.history.push(RunHistoryMessage.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.nonce = reader.string();
             continue;
           }
         }
