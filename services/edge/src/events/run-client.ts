@@ -3,6 +3,7 @@ import type { Bus, Subjects } from "@gw/bus";
 import { type AgentParams, GatewayError, RunAbort, type RunHistoryMessage, type RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import {
+  type AgentEventPayload,
   encodeAgentEvent,
   isFinal,
   isTerminalEvent,
@@ -133,16 +134,22 @@ export class RunClient {
     let finalFromEvent: RunRecord | undefined;
     let lastEventAt = 0;
     let admitted = false;
+    // Events that arrive before the runId is known to be ours (a fast runner can beat the
+    // registration's reply): kept, then handed over on admission, or dropped with the follower.
+    const early: Array<[AgentEventPayload, RunRecord | undefined]> = [];
+    const handle = (payload: AgentEventPayload, final: RunRecord | undefined) => {
+      lastEventAt = Date.now();
+      follower.onEvent?.(payload, final);
+      if (isTerminalEvent(payload)) {
+        ended = true;
+        finalFromEvent = final;
+        wake?.();
+      }
+    };
     const routed: RunFollower = {
       onEvent: (payload, final) => {
-        if (!admitted) return;
-        lastEventAt = Date.now();
-        follower.onEvent?.(payload, final);
-        if (isTerminalEvent(payload)) {
-          ended = true;
-          finalFromEvent = final;
-          wake?.();
-        }
+        if (admitted) handle(payload, final);
+        else early.push([payload, final]);
       },
     };
     const followedAt = Date.now();
@@ -151,6 +158,8 @@ export class RunClient {
       await afterFollow(() => {
         admitted = true;
         routed.targetId = follower.targetId;
+        this.deps.router.replay(runId, routed, early.map(([payload]) => payload));
+        for (const [payload, final] of early.splice(0)) handle(payload, final);
       });
       const deadline = Date.now() + timeoutMs;
       // A run that ended while this edge subscribed may still have its last events in flight:

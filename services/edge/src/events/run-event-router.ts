@@ -59,6 +59,20 @@ export class RunEventRouter {
     };
   }
 
+  /**
+   * Sends a follower's socket the events of its run that arrived before it had a socket (in
+   * order, as frames), unless the socket has them already: as a control connection, or through
+   * another follower of the run on the same socket.
+   */
+  replay(runId: string, follower: RunFollower, events: AgentEventPayload[]): void {
+    const id = follower.targetId;
+    if (id === undefined || events.length === 0 || this.deps.hub.isControl(id)) return;
+    const state = this.runs.get(runId);
+    for (const other of state?.followers ?? []) if (other !== follower && other.targetId === id) return;
+    const target = this.deps.hub.target(id);
+    for (const payload of events) target?.sendText(JSON.stringify({ event: "agent", payload }));
+  }
+
   close(): void {
     clearInterval(this.sweeper);
     this.wildcard?.();

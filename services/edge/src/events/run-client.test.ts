@@ -1,0 +1,110 @@
+import { createSubjects, InProcessBus } from "@gw/bus";
+import type { RunRequest } from "@gw/contracts";
+import { createLogger } from "@gw/runtime";
+import { type AgentEventPayload, encodeAgentEvent, InProcessRunQueue, RunRegistry } from "@gw/runs";
+import { createMemoryFastStore, type FastStore } from "@gw/store";
+import { afterEach, describe, expect, it } from "vitest";
+import { EventHub, type EventTarget } from "./event-hub.js";
+import { RunClient } from "./run-client.js";
+import { RunEventRouter } from "./run-event-router.js";
+
+const subjects = createSubjects("gw");
+const logger = createLogger({ service: "test", level: "silent" });
+
+/** A FastStore whose value writes land only when released: a registration slower than its run. */
+function slowWrites(store: FastStore): { store: FastStore; release(): void } {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const values = {
+    ...store.values,
+    set: async (...args: Parameters<FastStore["values"]["set"]>) => {
+      await gate;
+      return store.values.set(...args);
+    },
+  };
+  return { store: { ...store, values } as FastStore, release };
+}
+
+function socket(id: string, role: "control" | "webchat"): EventTarget & { frames: string[] } {
+  const frames: string[] = [];
+  return { id, role, frames, sendText: (frame) => frames.push(String(frame)) };
+}
+
+describe("RunClient", () => {
+  const routers: RunEventRouter[] = [];
+  afterEach(() => {
+    for (const r of routers.splice(0)) r.close();
+  });
+
+  it("hands a run's starter the events that arrived before its registration did, once and in order", async () => {
+    const bus = new InProcessBus();
+    const { store, release } = slowWrites(createMemoryFastStore());
+    const registry = new RunRegistry(store);
+    const queue = new InProcessRunQueue();
+    const hub = new EventHub({ bus, subjects, logger });
+    const router = new RunEventRouter({ bus, subjects, hub, logger });
+    routers.push(router);
+    const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
+    const starter = socket("s1", "webchat");
+    hub.add(starter);
+
+    // A runner faster than the registration: it answers the run as soon as it is dispatched,
+    // then lets the registration land.
+    queue.consume(
+      async (req: RunRequest) => {
+        const emit = (seq: number, stream: AgentEventPayload["stream"], data: Record<string, unknown>, final?: object) =>
+          bus.publish(
+            subjects.runEvents(req.runId),
+            encodeAgentEvent({ runId: req.runId, stream, data }, {
+              sessionKey: req.sessionKey,
+              seq,
+              ...(final ? { final: final as never } : {}),
+            }),
+          );
+        emit(1, "lifecycle", { phase: "start" });
+        emit(2, "assistant", { type: "text", text: "hi" });
+        const final = { runId: req.runId, sessionKey: req.sessionKey, agentId: "", state: "done", edgeId: "e", createdAt: 0, updatedAt: 0, payloads: [{ type: "text", text: "hi" }] };
+        emit(3, "lifecycle", { phase: "end" }, final);
+        await bus.flush();
+        release();
+      },
+      { maxConcurrent: 1 },
+    );
+
+    const seen: string[] = [];
+    const record = await client.run(
+      { message: "x", sessionKey: "t:1", runId: "run-early" },
+      { targetId: "s1", onEvent: (p) => seen.push(`${p.stream}:${String(p.data.phase ?? p.data.text)}`) },
+    );
+    expect(record).toMatchObject({ state: "done", payloads: [{ text: "hi" }] });
+    expect(seen).toEqual(["lifecycle:start", "assistant:hi", "lifecycle:end"]);
+    const frames = starter.frames.map((f) => JSON.parse(f) as { event: string; payload: AgentEventPayload });
+    expect(frames.map((f) => `${f.payload.stream}:${String(f.payload.data.phase ?? f.payload.data.text)}`)).toEqual([
+      "lifecycle:start",
+      "assistant:hi",
+      "lifecycle:end",
+    ]);
+    expect(frames.every((f) => f.event === "agent" && !("id" in f))).toBe(true);
+  });
+
+  it("shows a run whose runId is taken none of the other run's events", async () => {
+    const bus = new InProcessBus();
+    const registry = new RunRegistry(createMemoryFastStore());
+    const hub = new EventHub({ bus, subjects, logger });
+    const router = new RunEventRouter({ bus, subjects, hub, logger });
+    routers.push(router);
+    const client = new RunClient({ bus, subjects, registry, queue: new InProcessRunQueue(), router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
+    await registry.create({ runId: "taken", sessionKey: "t:2", agentId: "", state: "running", edgeId: "e", createdAt: 0, updatedAt: 0 });
+    const late = socket("s2", "webchat");
+    hub.add(late);
+    const seen: string[] = [];
+    const attempt = client.run({ message: "x", sessionKey: "t:2", runId: "taken" }, { targetId: "s2", onEvent: (p) => seen.push(p.stream) });
+    bus.publish(subjects.runEvents("taken"), encodeAgentEvent({ runId: "taken", stream: "assistant", data: { type: "text", text: "secret" } }, { sessionKey: "t:2", seq: 1 }));
+    await expect(attempt).rejects.toMatchObject({ code: "CONFLICT" });
+    await bus.flush();
+    expect(seen).toEqual([]);
+    expect(late.frames).toEqual([]);
+  });
+});
