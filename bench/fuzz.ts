@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { fuzzFrame, fuzzHttp } from "../services/edge/test/fuzz-frames.js";
-import { fuzzSocket } from "../services/gateway/test/fixtures/fuzz-socket.js";
+import { fuzzSocket, sendFuzzHttp } from "../services/gateway/test/fixtures/fuzz-socket.js";
 import { type GatewayUnderTest, type Mode, startGateway, TOKEN } from "../services/gateway/test/fixtures/gateway.js";
 import { type StoreWatch, watchStores } from "../services/gateway/test/fixtures/store-writes.js";
 import { treeRssBytes } from "./lib/system.js";
@@ -70,15 +70,9 @@ async function wsRound(url: string, round: number): Promise<number> {
 async function httpRound(base: string, round: number): Promise<number> {
   const requests = fc.sample(fuzzHttp, { numRuns: 5, seed: SEED + round });
   for (const req of requests) {
-    const res = await fetch(`${base}${req.path}`, {
-      method: req.method,
-      headers: { "content-type": req.contentType, authorization: `Bearer ${TOKEN}` },
-      body: req.method === "GET" ? undefined : req.body,
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await res.text();
-    if (res.status === 401) unauthorized++;
-    if (res.status === 500) fail(`HTTP ${req.method} ${req.path}: 500 ${text.slice(0, 200)}`);
+    const { status, text } = await sendFuzzHttp(base, req, TOKEN);
+    if (status === 401) unauthorized++;
+    if (status === 500) fail(`HTTP ${req.method} ${req.path}: 500 ${text.slice(0, 200)}`);
   }
   return requests.length;
 }

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fuzzFrame, fuzzHttp } from "../../edge/test/fuzz-frames.js";
-import { fuzzSocket } from "./fixtures/fuzz-socket.js";
+import { fuzzSocket, sendFuzzHttp } from "./fixtures/fuzz-socket.js";
 import { type GatewayUnderTest, startGateway, TOKEN } from "./fixtures/gateway.js";
 import { type StoreWatch, watchStores } from "./fixtures/store-writes.js";
 
@@ -42,13 +42,8 @@ describe("protocol fuzzing against a distributed gateway (fast-check)", () => {
   it("answers hostile HTTP requests with a JSON body and never a 500", async () => {
     await fc.assert(
       fc.asyncProperty(fuzzHttp, async (req) => {
-        const res = await fetch(`${gw.httpUrl()}${req.path}`, {
-          method: req.method,
-          headers: { "content-type": req.contentType, authorization: `Bearer ${TOKEN}` },
-          body: req.method === "GET" ? undefined : req.body,
-          signal: AbortSignal.timeout(10_000),
-        });
-        const text = await res.text();
+        const res = await sendFuzzHttp(gw.httpUrl(), req, TOKEN);
+        const text = res.text;
         if (res.status === 401) unauthorized++;
         expect(res.status).not.toBe(500);
         const body = JSON.parse(text) as { error?: { type?: unknown } };
