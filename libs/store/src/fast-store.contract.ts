@@ -225,6 +225,21 @@ export function describeFastStoreContract(name: string, factory: () => Promise<F
         expect(await store.values.set(key, "again", { ifAbsent: true })).toBe(true);
       });
 
+      it("applies writes in the order they were issued, without waiting for each", async () => {
+        // The run registry relies on this: a run's outcome is written right behind its claim.
+        const key = uniqueName("run:");
+        const beat = uniqueName("runhb:");
+        const writes = [
+          store.values.set(key, "running"),
+          store.values.set(beat, "runner-1"),
+          store.values.set(key, "done"),
+          store.values.delete(beat),
+        ];
+        await Promise.all(writes);
+        expect(await store.values.get(key)).toBe("done");
+        expect(await store.values.get(beat)).toBeNull();
+      });
+
       it("rejects a TTL that is not a positive duration", async () => {
         await expectGatewayError(store.values.set("k", "v", { ttlMs: 0 }), "INVALID_REQUEST");
       });

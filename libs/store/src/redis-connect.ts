@@ -31,6 +31,7 @@ export async function connectRedis(opts: RedisConnectOptions): Promise<Redis> {
     commandTimeout: 5_000,
     retryStrategy: (times) => Math.min(50 * times, 500),
     disableClientInfo: true,
+    enableAutoPipelining: true,
   });
   let lastError: Error | undefined;
   // Without a listener ioredis prints every reconnect failure to stderr.

@@ -195,8 +195,7 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest): Promise<v
       events.drop();
       return;
     }
-    const { record, written: claimed } = claim;
-    await claimed.catch(() => undefined);
+    const { record } = claim;
     if ("text" in outcome) {
       await announce(deps, events, record, { payloads: [{ type: "text", text: outcome.text }] }, { phase: "end" }, log);
       return;

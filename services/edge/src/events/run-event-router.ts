@@ -112,8 +112,8 @@ export class RunEventRouter {
     if (event.seq <= state.lastSeq) return;
     state.lastSeq = event.seq;
     state.touchedAt = Date.now();
-    const frame = clientEventFrameBytes(event);
-    for (const target of this.deps.hub.controlTargets()) target.sendText(frame);
+    let frame: ReturnType<typeof clientEventFrameBytes> | undefined;
+    for (const target of this.deps.hub.controlTargets()) target.sendText((frame ??= clientEventFrameBytes(event)));
     // Control connections have the frame already; a socket following twice gets it once.
     let followed: Set<string> | undefined;
     let payload: AgentEventPayload | undefined;
@@ -121,7 +121,7 @@ export class RunEventRouter {
       const id = follower.targetId;
       if (id !== undefined && !this.deps.hub.isControl(id) && !followed?.has(id)) {
         (followed ??= new Set()).add(id);
-        this.deps.hub.target(id)?.sendText(frame);
+        this.deps.hub.target(id)?.sendText((frame ??= clientEventFrameBytes(event)));
       }
       if (follower.onEvent) {
         payload ??= JSON.parse(Buffer.from(event.payloadJson).toString("utf8")) as AgentEventPayload;

@@ -1,0 +1,87 @@
+import { type Bus, createSubjects, decodeClientEvent } from "@gw/bus";
+import { finalRecordOf, type RunRecord } from "@gw/runs";
+import { describe, expect, it } from "vitest";
+import { RunEventPublisher } from "./run-event-publisher.js";
+
+/** A bus that records each publish call and the macrotask turn it happened in. */
+function recordingBus() {
+  let turn = 0;
+  const published: Array<{ turn: number; seq: number; subject: string; final: boolean }> = [];
+  const bus = {
+    publish: (subject: string, data: Uint8Array) => {
+      const event = decodeClientEvent(data);
+      published.push({ turn, seq: event.seq, subject, final: finalRecordOf(event) !== undefined });
+    },
+  } as unknown as Bus;
+  const nextTurn = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    turn += 1;
+  };
+  return { bus, published, nextTurn };
+}
+
+const subjects = createSubjects("gw");
+const FINAL: RunRecord = {
+  runId: "r1",
+  sessionKey: "s",
+  agentId: "main",
+  state: "done",
+  edgeId: "e",
+  createdAt: 1,
+  updatedAt: 2,
+  payloads: [{ type: "text", text: "hi" }],
+};
+
+describe("RunEventPublisher", () => {
+  it("sends the events of one I/O turn together, after the turn, in order", async () => {
+    const { bus, published, nextTurn } = recordingBus();
+    const events = new RunEventPublisher(bus, subjects, "r1", "s");
+    events.emit("lifecycle", { phase: "start" });
+    events.emit("assistant", { text: "a" });
+    events.emit("assistant", { text: "b" });
+    expect(published).toEqual([]);
+    await nextTurn();
+    events.emit("assistant", { text: "c" });
+    await nextTurn();
+    expect(published.map((p) => [p.seq, p.turn])).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 0],
+      [4, 1],
+    ]);
+    expect(new Set(published.map((p) => p.subject))).toEqual(new Set([subjects.runEvents("r1")]));
+  });
+
+  it("sends the terminal event at once, after whatever is pending", async () => {
+    const { bus, published, nextTurn } = recordingBus();
+    const events = new RunEventPublisher(bus, subjects, "r1", "s");
+    events.emit("assistant", { text: "a" });
+    events.emit("lifecycle", { phase: "end" }, FINAL);
+    expect(published.map((p) => [p.seq, p.final])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+    await nextTurn();
+    expect(published).toHaveLength(2);
+  });
+
+  it("holds every event until release, and drop discards them", async () => {
+    const { bus, published, nextTurn } = recordingBus();
+    const kept = new RunEventPublisher(bus, subjects, "r1", "s", { held: true });
+    kept.emit("lifecycle", { phase: "start" });
+    kept.emit("assistant", { text: "a" });
+    await nextTurn();
+    expect(published).toEqual([]);
+    kept.release();
+    expect(published.map((p) => p.seq)).toEqual([1, 2]);
+    kept.emit("assistant", { text: "b" });
+    await nextTurn();
+    expect(published.map((p) => p.seq)).toEqual([1, 2, 3]);
+
+    const dropped = new RunEventPublisher(bus, subjects, "r2", "s", { held: true });
+    dropped.emit("lifecycle", { phase: "start" });
+    dropped.drop();
+    await nextTurn();
+    expect(published.map((p) => p.seq)).toEqual([1, 2, 3]);
+  });
+});
