@@ -26,6 +26,30 @@ describe("metrics", () => {
     expect((await fetch(`http://127.0.0.1:${server.port}/metrics`, { method: "POST" })).status).toBe(404);
   });
 
+  it("reports metered requests when scraped: counts once, in-flight now, and durations", async () => {
+    const metrics = createMetrics({ service: "edge", collectDefault: false });
+    const first = metrics.meter.begin("agents.list");
+    const second = metrics.meter.begin("agents.list");
+    const third = metrics.meter.begin("sessions.preview");
+    metrics.meter.end(first, "ok");
+    metrics.meter.end(third, "NOT_FOUND");
+    const line = (body: string, name: string) => body.split("\n").find((l) => l.startsWith(name));
+    let body = await metrics.registry.metrics();
+    expect(line(body, 'gw_requests_total{method="agents.list",outcome="ok"')).toMatch(/ 1$/);
+    expect(line(body, 'gw_requests_total{method="sessions.preview",outcome="NOT_FOUND"')).toMatch(/ 1$/);
+    expect(line(body, 'gw_requests_in_flight{method="agents.list"')).toMatch(/ 1$/);
+    expect(line(body, 'gw_requests_in_flight{method="sessions.preview"')).toMatch(/ 0$/);
+    expect(line(body, 'gw_request_duration_seconds_count{service="edge",method="agents.list"')).toMatch(/ 1$/);
+
+    metrics.meter.end(second, "ok");
+    body = await metrics.registry.metrics();
+    expect(line(body, 'gw_requests_total{method="agents.list",outcome="ok"')).toMatch(/ 2$/);
+    expect(line(body, 'gw_requests_in_flight{method="agents.list"')).toMatch(/ 0$/);
+    expect(line(body, 'gw_request_duration_seconds_count{service="edge",method="agents.list"')).toMatch(/ 2$/);
+    // A scrape with nothing new changes nothing.
+    expect(line(await metrics.registry.metrics(), 'gw_requests_total{method="agents.list",outcome="ok"')).toMatch(/ 2$/);
+  });
+
   it("includes Node process metrics unless turned off", async () => {
     const metrics = createMetrics({ service: "edge" });
     expect(await metrics.registry.metrics()).toContain("process_cpu_user_seconds_total");

@@ -5,7 +5,7 @@ import type { RawData, WebSocket } from "ws";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { HeaderBag } from "../auth/client-address.js";
 import type { EventHub, EventTarget } from "../events/event-hub.js";
-import { describeIssues, type MethodRegistry, type MethodResult, RawJsonPayload } from "../methods/registry.js";
+import { type CallContext, describeIssues, type MethodRegistry, type MethodResult, RawJsonPayload } from "../methods/registry.js";
 import { errorFrame, parseRequestFrame, rawSuccessFrame, successFrame } from "./frames.js";
 import { isSlowConsumer, tooManyInFlight, type WsLimits } from "./limits.js";
 
@@ -30,7 +30,8 @@ export interface UpgradeInfo {
 type State =
   | { phase: "new" }
   | { phase: "connecting" }
-  | { phase: "ready"; role: Role; principal: Principal };
+  /** `context` is what every method call of this connection gets, made once at connect. */
+  | { phase: "ready"; role: Role; principal: Principal; context: CallContext };
 
 function toBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
@@ -120,9 +121,7 @@ export class Connection implements EventTarget {
     this.inFlight++;
     // Only known names become label values, so junk methods cannot blow up metric cardinality.
     const label = method === "connect" || this.deps.registry.has(method) ? method : "unknown";
-    const { metrics } = this.deps;
-    const stopTimer = metrics.requestDuration.startTimer({ method: label });
-    metrics.inFlight.inc({ method: label });
+    const metered = this.deps.metrics.meter.begin(label);
     let outcome = "ok";
     try {
       const payload = method === "connect" ? await this.connect(params) : await this.call(method, params);
@@ -134,22 +133,14 @@ export class Connection implements EventTarget {
       this.send(frame);
     } finally {
       this.inFlight--;
-      metrics.inFlight.dec({ method: label });
-      metrics.requests.inc({ method: label, outcome });
-      stopTimer();
+      this.deps.metrics.meter.end(metered, outcome);
     }
   }
 
   private async call(method: string, params: unknown): Promise<MethodResult> {
     const state = this.state;
     if (state.phase !== "ready") throw new GatewayError("NOT_CONNECTED", `send connect before ${method}`);
-    return this.deps.registry.dispatch(method, params, {
-      connId: this.id,
-      role: state.role,
-      principal: state.principal,
-      watchSession: (key) => this.deps.events.watchSession(this.id, key),
-      unwatchSession: (key) => this.deps.events.unwatchSession(this.id, key),
-    });
+    return this.deps.registry.dispatch(method, params, state.context);
   }
 
   private async connect(rawParams: unknown): Promise<Record<string, unknown>> {
@@ -172,7 +163,15 @@ export class Connection implements EventTarget {
         },
         this.upgrade.clientIp,
       );
-      this.state = { phase: "ready", role: params.role, principal };
+      const { events } = this.deps;
+      const context: CallContext = {
+        connId: this.id,
+        role: params.role,
+        principal,
+        watchSession: (key) => events.watchSession(this.id, key),
+        unwatchSession: (key) => events.unwatchSession(this.id, key),
+      };
+      this.state = { phase: "ready", role: params.role, principal, context };
     } catch (err) {
       this.state = { phase: "new" };
       throw err;
