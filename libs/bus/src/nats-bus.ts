@@ -1,5 +1,5 @@
 import { GatewayError } from "@gw/contracts";
-import { headers, type Msg, type NatsConnection, RequestError, TimeoutError } from "@nats-io/nats-core";
+import { headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import type {
   Bus,
   HandleOptions,
@@ -9,26 +9,21 @@ import type {
   RequestOptions,
   Unsubscribe,
 } from "./bus.js";
+import { RequestMux } from "./nats-request-mux.js";
 import { decodeReply, encodeReplyError, encodeReplyResult, toCallerError } from "./reply.js";
 
 const DEADLINE_HEADER = "Gw-Deadline";
 
-function isNoResponders(err: unknown): boolean {
-  return err instanceof RequestError && err.isNoResponders();
-}
-
-function isTimeout(err: unknown): boolean {
-  return err instanceof TimeoutError || (err instanceof Error && err.cause instanceof TimeoutError);
-}
-
 /** The distributed-mode bus. Replies travel inside an RpcReply envelope so typed errors survive the wire. */
 export class NatsBus implements Bus {
   private healthy = true;
+  private readonly requests: RequestMux;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly onHandlerError?: HandlerErrorSink,
   ) {
+    this.requests = new RequestMux(nc);
     void this.watchStatus();
   }
 
@@ -45,17 +40,7 @@ export class NatsBus implements Bus {
     const deadline = Date.now() + opts.timeoutMs;
     const hdrs = headers();
     hdrs.set(DEADLINE_HEADER, String(deadline));
-    let reply: Msg;
-    try {
-      reply = await this.nc.request(subject, data, { timeout: opts.timeoutMs, headers: hdrs });
-    } catch (cause) {
-      if (isNoResponders(cause))
-        throw new GatewayError("UNAVAILABLE", `no service answers ${subject}`, { cause });
-      if (isTimeout(cause)) {
-        throw new GatewayError("TIMEOUT", `no reply on ${subject} within ${opts.timeoutMs} ms`, { cause });
-      }
-      throw new GatewayError("UNAVAILABLE", `bus request on ${subject} failed`, { cause });
-    }
+    const reply = await this.requests.request(subject, data, hdrs, opts.timeoutMs);
     return decodeReply(reply.data);
   }
 
@@ -118,5 +103,6 @@ export class NatsBus implements Bus {
 
   async close(): Promise<void> {
     if (!this.nc.isClosed()) await this.nc.drain();
+    this.requests.close();
   }
 }

@@ -59,3 +59,45 @@ describe("NATS bus health", () => {
     );
   });
 });
+
+describe("NATS bus requests", () => {
+  it("matches many concurrent replies to their requests, and ignores a reply that comes too late", async () => {
+    const caller = new NatsBus(await connectNats({ url: server.url, name: "caller" }));
+    const callee = new NatsBus(await connectNats({ url: server.url, name: "callee" }));
+    try {
+      // Replies come back in a scrambled order: each request must still get its own.
+      callee.handle("mux.echo", async (d) => {
+        await new Promise((resolve) => setTimeout(resolve, (d[0]! * 7) % 13));
+        return d;
+      });
+      let released: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        released = resolve;
+      });
+      callee.handle("mux.late", async (d) => {
+        await held;
+        return d;
+      });
+      await callee.flush();
+
+      const replies = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          caller.request("mux.echo", new Uint8Array([i % 256, i >> 8]), { timeoutMs: 5_000 }),
+        ),
+      );
+      expect(replies.map((r) => r[0]! + (r[1]! << 8))).toEqual(Array.from({ length: 200 }, (_, i) => i));
+
+      await expect(caller.request("mux.late", new Uint8Array([1]), { timeoutMs: 100 })).rejects.toMatchObject({
+        code: "TIMEOUT",
+      });
+      released();
+      // The late reply arrives on an inbox nobody waits on; the next request is unaffected.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const next = await caller.request("mux.echo", new Uint8Array([9, 0]), { timeoutMs: 2_000 });
+      expect([...next]).toEqual([9, 0]);
+    } finally {
+      await caller.close();
+      await callee.close();
+    }
+  });
+});

@@ -224,6 +224,16 @@ export class JetStreamSessionRepository implements SessionRepository {
   }
 
   async preview(key: string, limit: number): Promise<{ meta: SessionMeta; entries: StoredEntry[] } | null> {
+    this.assertOpen();
+    // The index is as current as a read, and an acknowledged append has recorded its batch's
+    // sequence in the metadata: a tail cached for that sequence is the session's history, so an
+    // unchanged session is answered without reading the stream.
+    const indexed = await this.index.get(this.kvKey(key)).catch(() => undefined);
+    if (indexed === null) return null;
+    if (indexed !== undefined && indexed.historySeq > 0) {
+      const cached = this.tails.read(key, indexed.gen, indexed.historySeq, limit);
+      if (cached) return { meta: indexed, entries: cached };
+    }
     // Both reads at once: one round trip instead of two, as current as reading them in turn.
     const [current, newest] = await Promise.all([this.readMeta(key), this.last(key)]);
     if (!current) return null;

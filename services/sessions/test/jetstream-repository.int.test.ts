@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { connectNats, encodeSubjectToken } from "@gw/bus";
 import { type NatsServerHandle, startNats } from "@gw/testing";
 import { jetstreamManager } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/nats-core";
+import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JetStreamSessionRepository } from "../src/jetstream-repository.js";
 import { describeRepositoryContract, expectChain, newMeta, textBatch } from "./repository.contract.js";
@@ -106,6 +106,44 @@ describe("JetStream session store tail cache", () => {
       expect((await repo.preview(meta.key, 5))?.entries.map((e) => e.body)).toEqual(newestFirst.slice(0, 5));
     }
     await Promise.all([a.close(), b.close()]);
+  });
+
+  it("previews an unchanged session from memory, and every write another replica acknowledged at once", async () => {
+    const prefix = `p${randomUUID().slice(0, 8)}`;
+    const [writer, reader] = [await openRepo(prefix), await openRepo(prefix)];
+    // Every read of the entries stream and of a metadata key goes through the JetStream API or
+    // a direct get on this server: a monitor sees each one.
+    const monitor = await connectNats({ url: nats.url });
+    connections.push(monitor);
+    const reads: string[] = [];
+    const record = (_err: Error | null, msg: Msg) => {
+      reads.push(msg.subject);
+    };
+    monitor.subscribe("$JS.API.DIRECT.GET.>", { callback: record });
+    monitor.subscribe("$JS.API.STREAM.MSG.GET.>", { callback: record });
+    await monitor.flush();
+    const bodies = async (limit = 10) => (await reader.preview(meta.key, limit))?.entries.map((e) => e.body);
+
+    const meta = (await writer.createMeta(newMeta("preview:fast"))).meta;
+    await writer.append(meta, textBatch(meta, ["a", "b"]));
+    expect(await bodies()).toEqual(["b", "a"]);
+    await monitor.flush();
+    reads.length = 0;
+    for (let i = 0; i < 20; i++) expect(await bodies()).toEqual(["b", "a"]);
+    await monitor.flush();
+    expect(reads).toEqual([]);
+
+    // Whatever the other replica acknowledged shows in the very next preview.
+    for (let i = 0; i < 30; i++) {
+      await writer.append(meta, textBatch(meta, [`m${i}`]));
+      expect((await bodies(1))?.[0]).toBe(`m${i}`);
+    }
+    const patched = await writer.updateMeta(meta.key, (current) => ({ ...current, model: "openai/other" }));
+    expect(patched?.after.model).toBe("openai/other");
+    expect((await reader.preview(meta.key, 1))?.meta.model).toBe("openai/other");
+    expect(await writer.delete(meta.key)).toBe(true);
+    expect(await reader.preview(meta.key, 1)).toBeNull();
+    await Promise.all([writer.close(), reader.close()]);
   });
 
   it("turns on direct gets for an existing single-replica stream", async () => {
