@@ -91,24 +91,21 @@ export class InProcessBus implements Bus {
     const [target] = this.handlers.targets(subject);
     if (target === undefined) throw new GatewayError("UNAVAILABLE", `no service answers ${subject}`);
     const deadline = Date.now() + opts.timeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
+    // Copy the payload so a handler can never alias the caller's buffer, as over a wire.
+    const copy = data.slice();
+    return new Promise<Uint8Array>((resolve, reject) => {
+      const timer = setTimeout(
         () => reject(new GatewayError("TIMEOUT", `no reply on ${subject} within ${opts.timeoutMs} ms`)),
         opts.timeoutMs,
       );
-    });
-    // Copy the payload so a handler can never alias the caller's buffer, as over a wire.
-    const call = Promise.resolve()
-      .then(() => target.handler(data.slice(), { subject, deadline }))
-      .catch((err: unknown) => {
-        throw toCallerError(err, subject, this.onHandlerError);
+      // The handler runs on a later microtask, as a reply over a wire never comes synchronously.
+      queueMicrotask(() => {
+        Promise.resolve()
+          .then(() => target.handler(copy, { subject, deadline }))
+          .then(resolve, (err: unknown) => reject(toCallerError(err, subject, this.onHandlerError)))
+          .finally(() => clearTimeout(timer));
       });
-    try {
-      return await Promise.race([call, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    });
   }
 
   handle(subject: string, handler: RequestHandler, opts?: HandleOptions): Unsubscribe {

@@ -1,5 +1,7 @@
 import { RPC } from "@gw/contracts";
 import { describe, expect, it } from "vitest";
+import type { SessionSummary } from "@gw/contracts";
+import { toSummary } from "./convert.js";
 import { EncodedPreviews } from "./encoded-previews.js";
 import type { SessionMeta, StoredEntry } from "./model.js";
 
@@ -58,6 +60,19 @@ describe("EncodedPreviews", () => {
     const edited = [{ ...tail[0]!, body: "b2" }, tail[1]!];
     expect(decode(previews.encode(20, meta({ model: "x/y" }), edited)).entries.map((e) => e.body)).toEqual(["b2", "a"]);
     expect(decode(previews.encode(20, meta({ model: "x/y" }), tail.slice(1))).entries.map((e) => e.body)).toEqual(["a"]);
+  });
+
+  it("encodes again when any field of the summary changes", () => {
+    const previews = new EncodedPreviews();
+    const tail = [entry("a")];
+    const base = meta();
+    const before = previews.encode(20, base, tail);
+    for (const field of Object.keys(toSummary(base)) as Array<keyof SessionSummary>) {
+      const changed = { ...base, [field]: typeof base[field] === "number" ? 77 : "changed" } as SessionMeta;
+      const after = previews.encode(20, changed, tail);
+      expect(Buffer.from(after).equals(Buffer.from(before)), field).toBe(false);
+      expect(Buffer.from(previews.encode(20, base, tail)).equals(Buffer.from(before)), field).toBe(true);
+    }
   });
 
   it("keeps a bounded number of answers and bytes", () => {

@@ -3,6 +3,7 @@ import { toEntry, toSummary } from "./convert.js";
 import type { SessionMeta, StoredEntry } from "./model.js";
 
 interface Answer {
+  /** The summary's fields as they were when the bytes were made. */
   summary: SessionSummary;
   /** The very entry objects the bytes were made from (stored entries are never changed in place). */
   entries: StoredEntry[];
@@ -14,8 +15,15 @@ export interface EncodedPreviewLimits {
   bytes: number;
 }
 
-const sameSummary = (a: SessionSummary, b: SessionSummary) =>
-  (Object.keys(a) as Array<keyof SessionSummary>).every((k) => a[k] === b[k]);
+/** Whether `meta` still has the summary the answer was made from (no summary is built to check). */
+const sameSummary = (a: SessionSummary, meta: SessionMeta) =>
+  a.key === meta.key &&
+  a.agentId === meta.agentId &&
+  a.model === meta.model &&
+  a.thinking === meta.thinking &&
+  a.createdAt === meta.createdAt &&
+  a.updatedAt === meta.updatedAt &&
+  a.messageCount === meta.messageCount;
 const sameEntries = (a: StoredEntry[], b: StoredEntry[]) => a.length === b.length && a.every((e, i) => e === b[i]);
 
 /**
@@ -33,13 +41,13 @@ export class EncodedPreviews {
   /** The encoded SessionsPreviewResponse, a copy the caller owns. */
   encode(limit: number, meta: SessionMeta, entries: StoredEntry[]): Uint8Array {
     const id = `${limit}:${meta.key}`;
-    const summary = toSummary(meta);
     const hit = this.answers.get(id);
-    if (hit && sameSummary(hit.summary, summary) && sameEntries(hit.entries, entries)) {
+    if (hit && sameSummary(hit.summary, meta) && sameEntries(hit.entries, entries)) {
       this.answers.delete(id);
       this.answers.set(id, hit);
       return hit.bytes.slice();
     }
+    const summary = toSummary(meta);
     const viewJson = Buffer.from(JSON.stringify(sessionPreviewView(summary, entries.map(toEntry))), "utf8");
     const bytes = RPC.sessionsPreview.response.encode({ viewJson }).finish();
     this.remember(id, { summary, entries, bytes });

@@ -20,6 +20,19 @@ function echoableId(value: unknown): FrameId {
   return null;
 }
 
+/**
+ * The envelope when it is plainly valid (nearly every frame), checked without zod: the same
+ * rules as RequestFrameSchema, which still judges, and words the error for, everything else.
+ */
+function plainRequestFrame(value: Record<string, unknown>): RequestFrame | undefined {
+  const { jsonrpc, id, method, params } = value;
+  if (jsonrpc !== "2.0" || typeof id !== "number" || !Number.isFinite(id)) return undefined;
+  if (typeof method !== "string" || method.length < 1 || method.length > 128) return undefined;
+  if (params === undefined) return { jsonrpc, id, method };
+  if (typeof params !== "object" || params === null || Array.isArray(params)) return undefined;
+  return { jsonrpc, id, method, params: params as Record<string, unknown> };
+}
+
 /** Text (or binary holding UTF-8) -> a validated SPEC §1 request envelope, or the error to answer with. */
 export function parseRequestFrame(raw: Buffer): ParsedFrame {
   let text: string;
@@ -49,6 +62,8 @@ export function parseRequestFrame(raw: Buffer): ParsedFrame {
   if (!("id" in value) || (value as { id?: unknown }).id === null) {
     return { ok: false, id: null, error: new GatewayError("INVALID_REQUEST", "request frame has no id") };
   }
+  const plain = plainRequestFrame(value as Record<string, unknown>);
+  if (plain !== undefined) return { ok: true, frame: plain };
   const parsed = RequestFrameSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
