@@ -2,7 +2,7 @@ export { type EventLoopMonitor, startEventLoopMonitor } from "./event-loop-monit
 export { type HealthServer, type HealthServerOptions, startHealthServer } from "./health-server.js";
 export { HealthServiceDefinition } from "./health-service.js";
 export { createLogger, type Logger, type LoggerOptions, REDACT_PATHS } from "./logger.js";
-export { createMetrics, type MeteredRequest, type Metrics, type MetricsOptions, RequestMeter } from "./metrics.js";
+export { createMetrics, type MeteredRequest, type Metrics, type MetricsOptions, RequestDurations, RequestMeter } from "./metrics.js";
 export { type MetricsServer, type MetricsServerOptions, startMetricsServer } from "./metrics-server.js";
 export { createSecretScrubber, REDACTED } from "./secret-scrubber.js";
 export { Shutdown, type ShutdownHook, type ShutdownOptions } from "./shutdown.js";

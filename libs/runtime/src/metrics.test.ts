@@ -39,15 +39,27 @@ describe("metrics", () => {
     expect(line(body, 'gw_requests_total{method="sessions.preview",outcome="NOT_FOUND"')).toMatch(/ 1$/);
     expect(line(body, 'gw_requests_in_flight{method="agents.list"')).toMatch(/ 1$/);
     expect(line(body, 'gw_requests_in_flight{method="sessions.preview"')).toMatch(/ 0$/);
-    expect(line(body, 'gw_request_duration_seconds_count{service="edge",method="agents.list"')).toMatch(/ 1$/);
+    expect(line(body, 'gw_request_duration_seconds_count{method="agents.list",service="edge"')).toMatch(/ 1$/);
 
     metrics.meter.end(second, "ok");
     body = await metrics.registry.metrics();
     expect(line(body, 'gw_requests_total{method="agents.list",outcome="ok"')).toMatch(/ 2$/);
     expect(line(body, 'gw_requests_in_flight{method="agents.list"')).toMatch(/ 0$/);
-    expect(line(body, 'gw_request_duration_seconds_count{service="edge",method="agents.list"')).toMatch(/ 2$/);
+    expect(line(body, 'gw_request_duration_seconds_count{method="agents.list",service="edge"')).toMatch(/ 2$/);
     // A scrape with nothing new changes nothing.
     expect(line(await metrics.registry.metrics(), 'gw_requests_total{method="agents.list",outcome="ok"')).toMatch(/ 2$/);
+  });
+
+  it("puts request durations in cumulative Prometheus buckets, bounds inclusive", async () => {
+    const metrics = createMetrics({ service: "edge", collectDefault: false });
+    for (const seconds of [0.0005, 0.001, 0.007, 40]) metrics.requestDuration.observe("agent", seconds);
+    const body = await metrics.registry.metrics();
+    const bucket = (le: string) =>
+      Number(body.match(new RegExp(`gw_request_duration_seconds_bucket\\{le="${le.replace("+", "\\+")}",method="agent",service="edge"\\} (\\d+)`))?.[1]);
+    expect([bucket("0.001"), bucket("0.005"), bucket("0.01"), bucket("30"), bucket("+Inf")]).toEqual([2, 2, 3, 3, 4]);
+    expect(body).toMatch(/gw_request_duration_seconds_sum\{method="agent",service="edge"\} 40\.008/);
+    expect(body).toContain('gw_request_duration_seconds_count{method="agent",service="edge"} 4');
+    expect(body).toContain("# TYPE gw_request_duration_seconds histogram");
   });
 
   it("includes Node process metrics unless turned off", async () => {
