@@ -49,7 +49,7 @@ export interface ValueStore {
   delete(key: string): Promise<void>;
 }
 
-/** Writes one process issues one after another are applied in that order, awaited or not. */
+/** Value writes (values.set / values.delete) one process issues are applied in that order, awaited or not. */
 export interface FastStore {
   readonly idempotency: IdempotencyStore;
   readonly counters: CounterStore;

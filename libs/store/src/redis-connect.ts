@@ -31,7 +31,9 @@ export async function connectRedis(opts: RedisConnectOptions): Promise<Redis> {
     commandTimeout: 5_000,
     retryStrategy: (times) => Math.min(50 * times, 500),
     disableClientInfo: true,
-    enableAutoPipelining: true,
+    // No auto-pipelining: it holds commands until setImmediate and sends scripts and MULTI at
+    // once, so writes would leave out of order, and a run's outcome could reach Redis after the
+    // terminal event that announces it has reached the client (docs/decisions.md).
   });
   let lastError: Error | undefined;
   // Without a listener ioredis prints every reconnect failure to stderr.
