@@ -89,17 +89,18 @@ export class RunRegistry {
     runId: string,
     owner: string,
     nonce?: string,
-  ): Promise<{ record: RunRecord; written: Promise<void> } | null> {
-    const record = await this.recordOfDispatch(runId, nonce);
+  ): Promise<{ record: RunRecord; written: Promise<void>; abortRequested: boolean } | null> {
+    const { record, abortRequested } = await this.recordOfDispatch(runId, nonce);
     if (record === null || record.state !== "queued") return null;
     const next: RunRecord = { ...record, state: "running", owner, updatedAt: Date.now() };
-    const written = Promise.all([
-      this.heartbeat(runId, owner),
-      this.store.values.set(`run:${runId}`, JSON.stringify(next), { ttlMs: this.opts.liveTtlMs }),
-    ]).then(() => undefined);
+    // Heartbeat and record in one round trip.
+    const written = this.store.values.writeAll([
+      { key: `runhb:${runId}`, value: owner, ttlMs: this.opts.heartbeatTtlMs },
+      { key: `run:${runId}`, value: JSON.stringify(next), ttlMs: this.opts.liveTtlMs },
+    ]);
     // Awaited by the caller later; never an unhandled rejection meanwhile.
     written.catch(() => undefined);
-    return { record: next, written };
+    return { record: next, written, abortRequested };
   }
 
   /**
@@ -108,11 +109,19 @@ export class RunRegistry {
    * a short while. A record with another nonce belongs to another dispatch (this request lost
    * its registration to a run with the same runId): not this request's.
    */
-  private async recordOfDispatch(runId: string, nonce: string | undefined): Promise<RunRecord | null> {
+  private async recordOfDispatch(
+    runId: string,
+    nonce: string | undefined,
+  ): Promise<{ record: RunRecord | null; abortRequested: boolean }> {
     for (let wait = 2; ; wait *= 2) {
-      const record = await this.get(runId);
-      if (record !== null) return nonce === undefined || record.nonce === nonce ? record : null;
-      if (nonce === undefined || wait > REGISTRATION_WAIT_MS) return null;
+      // The record and a pending abort in one round trip.
+      const [raw, abort] = await this.store.values.getMany([`run:${runId}`, `runabort:${runId}`]);
+      const abortRequested = abort !== null;
+      if (raw !== null && raw !== undefined) {
+        const record = JSON.parse(raw) as RunRecord;
+        return { record: nonce === undefined || record.nonce === nonce ? record : null, abortRequested };
+      }
+      if (nonce === undefined || wait > REGISTRATION_WAIT_MS) return { record: null, abortRequested };
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
@@ -136,10 +145,10 @@ export class RunRegistry {
       state: outcome.error === undefined ? "done" : "error",
       updatedAt: Date.now(),
     };
-    const written = Promise.all([
-      this.store.values.set(`run:${record.runId}`, JSON.stringify(final), { ttlMs: this.opts.retentionMs }),
-      this.store.values.delete(`runhb:${record.runId}`),
-    ]).then(() => undefined);
+    const written = this.store.values.writeAll([
+      { key: `run:${record.runId}`, value: JSON.stringify(final), ttlMs: this.opts.retentionMs },
+      { key: `runhb:${record.runId}`, value: null },
+    ]);
     written.catch(() => undefined);
     return { final, written };
   }

@@ -240,6 +240,31 @@ export function describeFastStoreContract(name: string, factory: () => Promise<F
         expect(await store.values.get(beat)).toBeNull();
       });
 
+      it("reads several values at once, in key order", async () => {
+        const [a, b, missing] = [uniqueName("run:"), uniqueName("runabort:"), uniqueName("none:")];
+        await store.values.set(a, "record");
+        await store.values.set(b, "1");
+        expect(await store.values.getMany([a, missing, b])).toEqual(["record", null, "1"]);
+        expect(await store.values.getMany([])).toEqual([]);
+      });
+
+      it("applies several writes at once, in order, deletes and TTLs included", async () => {
+        const [run, beat] = [uniqueName("run:"), uniqueName("runhb:")];
+        await store.values.set(beat, "runner-0");
+        await store.values.writeAll([
+          { key: run, value: "running" },
+          { key: beat, value: null },
+          { key: run, value: "done", ttlMs: 300 },
+        ]);
+        expect(await store.values.getMany([run, beat])).toEqual(["done", null]);
+        await waitFor(async () => ((await store.values.get(run)) === null ? true : undefined), {
+          ...EXPIRY_BOUND,
+          what: "the value written with a TTL to expire",
+        });
+        await expectGatewayError(store.values.writeAll([{ key: run, value: "x", ttlMs: -1 }]), "INVALID_REQUEST");
+        expect(await store.values.get(run)).toBeNull();
+      });
+
       it("rejects a TTL that is not a positive duration", async () => {
         await expectGatewayError(store.values.set("k", "v", { ttlMs: 0 }), "INVALID_REQUEST");
       });

@@ -42,11 +42,22 @@ export interface ValueSetOptions {
   ifAbsent?: boolean;
 }
 
+/** One write of `ValueStore.writeAll`: a value to set (with an optional TTL), or null to delete. */
+export interface ValueWrite {
+  key: string;
+  value: string | null;
+  ttlMs?: number;
+}
+
 export interface ValueStore {
   /** Returns whether the value was written. */
   set(key: string, value: string, opts?: ValueSetOptions): Promise<boolean>;
   get(key: string): Promise<string | null>;
   delete(key: string): Promise<void>;
+  /** Several values in one round trip, in the order of `keys` (null where absent). */
+  getMany(keys: string[]): Promise<Array<string | null>>;
+  /** Several writes in one round trip, applied in order (each on its own, not as a transaction). */
+  writeAll(writes: ValueWrite[]): Promise<void>;
 }
 
 /** Value writes (values.set / values.delete) one process issues are applied in that order, awaited or not. */

@@ -117,6 +117,18 @@ function memoryValues(values: ExpiringMap<string>, open: Guard): ValueStore {
       open();
       values.delete(key);
     },
+    async getMany(keys) {
+      open();
+      return keys.map((key) => values.get(key) ?? null);
+    },
+    async writeAll(writes) {
+      open();
+      const ttls = writes.map((w) => (w.ttlMs === undefined ? undefined : durationMs("ttlMs", w.ttlMs)));
+      writes.forEach((w, i) => {
+        if (w.value === null) values.delete(w.key);
+        else values.set(w.key, w.value, ttls[i]);
+      });
+    },
   };
 }
 

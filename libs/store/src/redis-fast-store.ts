@@ -105,6 +105,22 @@ function redisValues({ client, key, guard }: Ctx): ValueStore {
     async delete(k) {
       await guard(() => client.del(key("val", k)));
     },
+    getMany: (keys) => guard(() => (keys.length === 0 ? Promise.resolve([]) : client.mget(keys.map((k) => key("val", k))))),
+    async writeAll(writes) {
+      if (writes.length === 0) return;
+      const ttls = writes.map((w) => (w.ttlMs === undefined ? undefined : durationMs("ttlMs", w.ttlMs)));
+      const pipeline = client.pipeline();
+      writes.forEach((w, i) => {
+        const ttl = ttls[i];
+        if (w.value === null) pipeline.del(key("val", w.key));
+        else if (ttl === undefined) pipeline.set(key("val", w.key), w.value);
+        else pipeline.set(key("val", w.key), w.value, "PX", ttl);
+      });
+      // One write on the socket, sent now: in order with every other command of this client.
+      const results = await guard(() => pipeline.exec());
+      const failed = results?.find(([err]) => err !== null);
+      if (failed) throw new GatewayError("INTERNAL", `redis: ${failed[0]!.message}`, { cause: failed[0] });
+    },
   };
 }
 

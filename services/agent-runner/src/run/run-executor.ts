@@ -145,14 +145,14 @@ function confirmClaim(
   events: RunEventPublisher,
   log: Logger,
 ): Promise<Claim | null> {
-  return Promise.all([deps.registry.beginClaim(req.runId, deps.runnerId, req.nonce || undefined), deps.registry.abortRequested(req.runId)]).then(
-    ([claim, abortedEarly]) => {
+  return deps.registry.beginClaim(req.runId, deps.runnerId, req.nonce || undefined).then(
+    (claim) => {
       if (claim === null) {
         // already finished (timed out at the edge, or aborted) or expired
         controller.abort(new RunNotOurs());
         return null;
       }
-      if (abortedEarly) controller.abort(new RunAborted());
+      if (claim.abortRequested) controller.abort(new RunAborted());
       events.release();
       return claim;
     },
