@@ -157,6 +157,18 @@ export function describeRunRegistryContract(name: string, setup: () => Promise<R
         expect(await pair.b.abortRequested(runId)).toBe(true);
         expect(await pair.b.abortRequested(other)).toBe(false);
       });
+
+      it("tells the claiming runner about an abort requested while the run was queued", async () => {
+        const [aborted, kept] = [uniqueRunId("abort"), uniqueRunId("abort")];
+        await pair.a.create(record(aborted));
+        await pair.a.create(record(kept));
+        await pair.a.requestAbort(aborted);
+        const claimed = await pair.b.beginClaim(aborted, "runner-b");
+        expect(claimed?.abortRequested).toBe(true);
+        await claimed?.written;
+        expect((await pair.a.get(aborted))?.state).toBe("running");
+        expect((await pair.b.beginClaim(kept, "runner-b"))?.abortRequested).toBe(false);
+      });
     });
 
     describe("session locks", () => {
