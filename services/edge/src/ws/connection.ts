@@ -44,7 +44,7 @@ export class Connection implements EventTarget {
   readonly id = randomUUID();
   private state: State = { phase: "new" };
   private readonly preConnectTimer: NodeJS.Timeout;
-  private readonly logger: Logger;
+  private childLogger: Logger | undefined;
   private corked = false;
   private inFlight = 0;
 
@@ -53,7 +53,6 @@ export class Connection implements EventTarget {
     private readonly upgrade: UpgradeInfo,
     private readonly deps: ConnectionDeps,
   ) {
-    this.logger = deps.logger.child({ connId: this.id, clientIp: upgrade.clientIp });
     this.preConnectTimer = setTimeout(() => {
       if (this.state.phase !== "ready") socket.close(4008, "connect timeout");
     }, deps.preConnectTimeoutMs);
@@ -64,6 +63,15 @@ export class Connection implements EventTarget {
       deps.events.remove(this.id);
     });
     socket.on("error", (err) => this.logger.debug({ err }, "socket error"));
+  }
+
+  /**
+   * The connection's logger, made on first use: most connections never log after `connected`,
+   * and an idle connection should cost as little memory as the socket itself.
+   */
+  private get logger(): Logger {
+    this.childLogger ??= this.deps.logger.child({ connId: this.id, clientIp: this.upgrade.clientIp });
+    return this.childLogger;
   }
 
   get role(): Role | undefined {
@@ -178,8 +186,14 @@ export class Connection implements EventTarget {
     }
     clearTimeout(this.preConnectTimer);
     this.deps.events.add(this);
-    this.logger.info(
-      { role: params.role, auth: this.state.principal.method, client: params.client },
+    this.deps.logger.info(
+      {
+        connId: this.id,
+        clientIp: this.upgrade.clientIp,
+        role: params.role,
+        auth: this.state.principal.method,
+        client: params.client,
+      },
       "connected",
     );
     return {
