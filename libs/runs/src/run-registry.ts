@@ -82,8 +82,8 @@ export class RunRegistry {
   /**
    * The claim without waiting for its write: a runner starts the run as soon as it knows the
    * run is still queued. Its outcome is written later on the same store, which applies one
-   * process's writes in order (FastStore), so the record still moves queued -> running -> final
-   * without the runner waiting for `written`.
+   * process's value writes in order (FastStore), so the record still moves queued -> running ->
+   * final without the runner waiting for `written`.
    */
   async beginClaim(
     runId: string,
