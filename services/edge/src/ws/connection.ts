@@ -43,20 +43,20 @@ function toBuffer(data: RawData): Buffer {
 export class Connection implements EventTarget {
   readonly id = randomUUID();
   private state: State = { phase: "new" };
-  private readonly preConnectTimer: NodeJS.Timeout;
+  private preConnectTimer: NodeJS.Timeout | undefined;
   private childLogger: Logger | undefined;
   private corked = false;
   private inFlight = 0;
 
   constructor(
     private readonly socket: WebSocket,
-    private readonly upgrade: UpgradeInfo,
+    private upgrade: UpgradeInfo,
     private readonly deps: ConnectionDeps,
   ) {
     this.preConnectTimer = setTimeout(() => {
       if (this.state.phase !== "ready") socket.close(4008, "connect timeout");
     }, deps.preConnectTimeoutMs);
-    this.preConnectTimer.unref();
+    this.preConnectTimer?.unref();
     socket.on("message", (data) => void this.onMessage(toBuffer(data)));
     socket.on("close", () => {
       clearTimeout(this.preConnectTimer);
@@ -185,6 +185,10 @@ export class Connection implements EventTarget {
       throw err;
     }
     clearTimeout(this.preConnectTimer);
+    // Only `connect` reads the upgrade's headers (a trusted proxy's user header): an
+    // authenticated connection lets them go, like its pre-connect timer.
+    this.preConnectTimer = undefined;
+    this.upgrade = { peerIp: this.upgrade.peerIp, clientIp: this.upgrade.clientIp, headers: {} };
     this.deps.events.add(this);
     this.deps.logger.info(
       {
