@@ -70,6 +70,8 @@ describe("JetStream session store across a nats-server restart", () => {
     const repo = await openRepo(`r${randomUUID().slice(0, 8)}`);
     const meta = (await repo.createMeta(newMeta("restart:one"))).meta;
     for (const b of ["a", "b", "c"]) await repo.append(meta, textBatch(meta, [b]));
+    // Cached tail and metadata index in use before the restart.
+    expect((await repo.preview(meta.key, 5))?.entries.map((e) => e.body)).toEqual(["c", "b", "a"]);
     await nats.kill();
     await nats.start();
     await expect
@@ -78,6 +80,8 @@ describe("JetStream session store across a nats-server restart", () => {
     await repo.append(meta, textBatch(meta, ["d"]));
     expectChain((await repo.branch(meta)).entries, ["a", "b", "c", "d"]);
     expect((await repo.listMeta()).map((m) => m.key)).toContain(meta.key);
+    // The index's watch came back with the server: the preview shows the write made after it.
+    expect((await repo.preview(meta.key, 5))?.entries.map((e) => e.body)).toEqual(["d", "c", "b", "a"]);
     await repo.close();
   });
 });
