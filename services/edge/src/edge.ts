@@ -22,7 +22,7 @@ import { agentRunMethods } from "./methods/agent-runs.js";
 import { agentMethods } from "./methods/agents.js";
 import { MethodRegistry } from "./methods/registry.js";
 import { sessionMethods } from "./methods/sessions.js";
-import { Connection } from "./ws/connection.js";
+import { Connection, type ConnectionDeps, EdgeSocket, type UpgradeInfo } from "./ws/connection.js";
 import { ConnectionsPerIp } from "./ws/limits.js";
 
 export interface EdgeDeps {
@@ -50,6 +50,11 @@ export interface Edge {
 }
 
 const WS_PATHS = new Set(["/", "/ws"]);
+
+/** Shared by every upgrade socket, so listening costs no closure per socket. */
+function destroyOnError(this: Duplex): void {
+  this.destroy();
+}
 
 /** Answers a refused upgrade with a plain HTTP response carrying the SPEC §7 body. */
 function refuseUpgrade(socket: Duplex, err: GatewayError): void {
@@ -134,15 +139,39 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   registerChatCompletions(app, { ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
   registerToolsInvoke(app, httpDeps);
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes });
+  // Our own `connections` set tracks the sockets, so ws keeps no second set (and no extra
+  // close listener per socket).
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.maxFrameBytes,
+    clientTracking: false,
+    WebSocket: EdgeSocket,
+  });
   const connections = new Set<Connection>();
   const perIp = new ConnectionsPerIp(limits.maxConnectionsPerIp);
-  const hello = {
-    protocol: 1,
-    server: { name: "agent-gateway", version: deps.version, edgeId: deps.edgeId },
-    limits: { maxFrameBytes: limits.maxFrameBytes },
+  const connectionDeps: ConnectionDeps = {
+    registry,
+    authGate,
+    logger,
+    metrics: deps.metrics,
+    events,
+    preConnectTimeoutMs: limits.preConnectTimeoutMs,
+    limits: { maxInFlight: limits.maxInFlightPerConnection, maxSendBufferBytes: limits.maxSendBufferBytes },
+    hello: {
+      protocol: 1,
+      server: { name: "agent-gateway", version: deps.version, edgeId: deps.edgeId },
+      limits: { maxFrameBytes: limits.maxFrameBytes },
+    },
+    onClose: (conn) => connections.delete(conn),
+  };
+  // The raw socket's close frees the IP's slot whether or not the upgrade completes. Made out
+  // here so the listener's closure holds the address only, not the upgrade request.
+  const holdSlotUntilClose = (socket: Duplex, clientIp: string) => {
+    socket.on("close", () => perIp.release(clientIp));
   };
 
+  // No closure made in here outlives the upgrade: a held connection must not keep its upgrade
+  // request (headers, buffers) alive, which would cost more than the socket itself.
   const onUpgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (request.url ?? "/").split("?")[0]!;
     if (!WS_PATHS.has(path)) {
@@ -151,7 +180,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     }
     // Node hands over upgrade sockets without an error listener; a reset during the awaits
     // below would otherwise be an uncaught 'error' that kills the process.
-    socket.on("error", () => socket.destroy());
+    socket.on("error", destroyOnError);
     const clientIp = trustedProxies.clientIp(request.socket.remoteAddress, request.headers);
     try {
       authGate.assertNotBlocked(clientIp);
@@ -165,26 +194,14 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
       perIp.release(clientIp);
       return;
     }
-    // The raw socket's close frees the slot whether or not the upgrade completes.
-    socket.once("close", () => perIp.release(clientIp));
+    holdSlotUntilClose(socket, clientIp);
+    const upgrade: UpgradeInfo = {
+      peerIp: normalizeIp(request.socket.remoteAddress),
+      clientIp,
+      headers: request.headers,
+    };
     wss.handleUpgrade(request, socket, head, (ws) => {
-      const upgrade = {
-        peerIp: normalizeIp(request.socket.remoteAddress),
-        clientIp,
-        headers: request.headers,
-      };
-      const conn = new Connection(ws, upgrade, {
-        registry,
-        authGate,
-        logger,
-        metrics: deps.metrics,
-        events,
-        preConnectTimeoutMs: limits.preConnectTimeoutMs,
-        limits: { maxInFlight: limits.maxInFlightPerConnection, maxSendBufferBytes: limits.maxSendBufferBytes },
-        hello,
-      });
-      connections.add(conn);
-      ws.on("close", () => connections.delete(conn));
+      connections.add(new Connection(ws as EdgeSocket, upgrade, connectionDeps));
     });
   };
   app.server.on("upgrade", (request, socket, head) => void onUpgrade(request, socket, head));

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConnectParamsSchema, type FrameId, GatewayError, type Role } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
-import type { RawData, WebSocket } from "ws";
+import { type RawData, WebSocket } from "ws";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { HeaderBag } from "../auth/client-address.js";
 import type { EventHub, EventTarget } from "../events/event-hub.js";
@@ -19,6 +19,8 @@ export interface ConnectionDeps {
   limits: WsLimits;
   /** Extra fields for the `connect` response (server identity, limits). */
   hello: Record<string, unknown>;
+  /** Called once when the socket has closed. */
+  onClose(conn: Connection): void;
 }
 
 export interface UpgradeInfo {
@@ -27,11 +29,49 @@ export interface UpgradeInfo {
   headers: HeaderBag;
 }
 
-type State =
-  | { phase: "new" }
-  | { phase: "connecting" }
-  /** `context` is what every method call of this connection gets, made once at connect. */
-  | { phase: "ready"; role: Role; principal: Principal; context: CallContext };
+/**
+ * Before `connect` succeeds, where the handshake is; after, what every method call of this
+ * connection gets, made once at connect.
+ */
+type State = "new" | "connecting" | ConnectionContext;
+
+/** A connection's identity for method calls; its methods live on the prototype, not per socket. */
+class ConnectionContext implements CallContext {
+  constructor(
+    readonly connId: string,
+    readonly role: Role,
+    readonly principal: Principal,
+    private readonly events: EventHub,
+  ) {}
+
+  watchSession(key: string): void {
+    this.events.watchSession(this.connId, key);
+  }
+
+  unwatchSession(key: string): void {
+    this.events.unwatchSession(this.connId, key);
+  }
+}
+
+/**
+ * The edge's WebSocket class (ws's `WebSocket` server option): it carries its Connection, so
+ * one set of shared listener functions serves every socket instead of three closures each.
+ */
+export class EdgeSocket extends WebSocket {
+  connection?: Connection;
+}
+
+function onSocketMessage(this: EdgeSocket, data: RawData): void {
+  void this.connection?.receive(toBuffer(data));
+}
+
+function onSocketClose(this: EdgeSocket): void {
+  this.connection?.closed();
+}
+
+function onSocketError(this: EdgeSocket, err: Error): void {
+  this.connection?.socketError(err);
+}
 
 function toBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
@@ -42,27 +82,41 @@ function toBuffer(data: RawData): Buffer {
 /** One WebSocket client: `connect` first, then registry-dispatched requests, plus events. */
 export class Connection implements EventTarget {
   readonly id = randomUUID();
-  private state: State = { phase: "new" };
+  private state: State = "new";
+  readonly clientIp: string;
+  /** What `connect` needs of the upgrade request; dropped once it succeeds. */
+  private upgrade: UpgradeInfo | undefined;
   private preConnectTimer: NodeJS.Timeout | undefined;
   private childLogger: Logger | undefined;
   private corked = false;
   private inFlight = 0;
 
   constructor(
-    private readonly socket: WebSocket,
-    private upgrade: UpgradeInfo,
+    private readonly socket: EdgeSocket,
+    upgrade: UpgradeInfo,
     private readonly deps: ConnectionDeps,
   ) {
+    this.clientIp = upgrade.clientIp;
+    this.upgrade = upgrade;
     this.preConnectTimer = setTimeout(() => {
-      if (this.state.phase !== "ready") socket.close(4008, "connect timeout");
+      if (typeof this.state === "string") socket.close(4008, "connect timeout");
     }, deps.preConnectTimeoutMs);
-    this.preConnectTimer?.unref();
-    socket.on("message", (data) => void this.onMessage(toBuffer(data)));
-    socket.on("close", () => {
-      clearTimeout(this.preConnectTimer);
-      deps.events.remove(this.id);
-    });
-    socket.on("error", (err) => this.logger.debug({ err }, "socket error"));
+    this.preConnectTimer.unref();
+    socket.connection = this;
+    socket.on("message", onSocketMessage);
+    socket.on("close", onSocketClose);
+    socket.on("error", onSocketError);
+  }
+
+  /** The socket has closed: forget the connection everywhere (called once, by the socket). */
+  closed(): void {
+    clearTimeout(this.preConnectTimer);
+    this.deps.events.remove(this.id);
+    this.deps.onClose(this);
+  }
+
+  socketError(err: Error): void {
+    this.logger.debug({ err }, "socket error");
   }
 
   /**
@@ -70,12 +124,12 @@ export class Connection implements EventTarget {
    * and an idle connection should cost as little memory as the socket itself.
    */
   private get logger(): Logger {
-    this.childLogger ??= this.deps.logger.child({ connId: this.id, clientIp: this.upgrade.clientIp });
+    this.childLogger ??= this.deps.logger.child({ connId: this.id, clientIp: this.clientIp });
     return this.childLogger;
   }
 
   get role(): Role | undefined {
-    return this.state.phase === "ready" ? this.state.role : undefined;
+    return typeof this.state === "string" ? undefined : this.state.role;
   }
 
   send(frame: object): void {
@@ -115,7 +169,8 @@ export class Connection implements EventTarget {
     this.socket.close(code, reason);
   }
 
-  private async onMessage(raw: Buffer): Promise<void> {
+  /** One frame from the client. */
+  async receive(raw: Buffer): Promise<void> {
     const parsed = parseRequestFrame(raw);
     if (!parsed.ok) {
       this.send(errorFrame(parsed.id, parsed.error, this.logger));
@@ -147,55 +202,50 @@ export class Connection implements EventTarget {
 
   private async call(method: string, params: unknown): Promise<MethodResult> {
     const state = this.state;
-    if (state.phase !== "ready") throw new GatewayError("NOT_CONNECTED", `send connect before ${method}`);
-    return this.deps.registry.dispatch(method, params, state.context);
+    if (typeof state === "string") throw new GatewayError("NOT_CONNECTED", `send connect before ${method}`);
+    return this.deps.registry.dispatch(method, params, state);
   }
 
   private async connect(rawParams: unknown): Promise<Record<string, unknown>> {
-    if (this.state.phase !== "new") {
+    const upgrade = this.upgrade;
+    if (this.state !== "new" || upgrade === undefined) {
       throw new GatewayError(
         "INVALID_REQUEST",
-        this.state.phase === "ready" ? "already connected" : "connect already in progress",
+        this.state === "connecting" ? "connect already in progress" : "already connected",
       );
     }
     const parsed = ConnectParamsSchema.safeParse(rawParams ?? {});
     if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error));
     const params = parsed.data;
-    this.state = { phase: "connecting" };
+    this.state = "connecting";
+    let context: ConnectionContext;
     try {
       const principal = await this.deps.authGate.authorize(
         {
-          peerIp: this.upgrade.peerIp,
-          headers: this.upgrade.headers,
+          peerIp: upgrade.peerIp,
+          headers: upgrade.headers,
           credential: params.auth?.token ?? params.auth?.password,
         },
-        this.upgrade.clientIp,
+        this.clientIp,
       );
-      const { events } = this.deps;
-      const context: CallContext = {
-        connId: this.id,
-        role: params.role,
-        principal,
-        watchSession: (key) => events.watchSession(this.id, key),
-        unwatchSession: (key) => events.unwatchSession(this.id, key),
-      };
-      this.state = { phase: "ready", role: params.role, principal, context };
+      context = new ConnectionContext(this.id, params.role, principal, this.deps.events);
+      this.state = context;
     } catch (err) {
-      this.state = { phase: "new" };
+      this.state = "new";
       throw err;
     }
     clearTimeout(this.preConnectTimer);
     // Only `connect` reads the upgrade's headers (a trusted proxy's user header): an
     // authenticated connection lets them go, like its pre-connect timer.
     this.preConnectTimer = undefined;
-    this.upgrade = { peerIp: this.upgrade.peerIp, clientIp: this.upgrade.clientIp, headers: {} };
+    this.upgrade = undefined;
     this.deps.events.add(this);
     this.deps.logger.info(
       {
         connId: this.id,
-        clientIp: this.upgrade.clientIp,
+        clientIp: this.clientIp,
         role: params.role,
-        auth: this.state.principal.method,
+        auth: context.principal.method,
         client: params.client,
       },
       "connected",
@@ -203,7 +253,7 @@ export class Connection implements EventTarget {
     return {
       connId: this.id,
       role: params.role,
-      auth: { method: this.state.principal.method },
+      auth: { method: context.principal.method },
       methods: ["connect", ...this.deps.registry.names()],
       ...this.deps.hello,
     };
