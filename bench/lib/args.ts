@@ -8,8 +8,10 @@ export interface BenchArgs {
   readme: boolean;
   /** Idle connections to hold (capped by the open-file limit). */
   connections: number;
-  /** Seconds of each throughput measurement. */
+  /** Seconds of each throughput measurement (split over the rounds). */
   seconds: number;
+  /** How many times a baseline and its subjects are measured in turn (bench/lib/rounds.ts). */
+  rounds: number;
 }
 
 function valueOf(argv: string[], flag: string): string | undefined {
@@ -27,5 +29,6 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     readme,
     connections: Number(valueOf(argv, "--connections") ?? (quick ? 2_000 : 20_000)),
     seconds: Number(valueOf(argv, "--seconds") ?? (quick ? 1 : 5)),
+    rounds: Math.max(1, Number(valueOf(argv, "--rounds") ?? (quick ? 1 : 3))),
   };
 }

@@ -58,5 +58,5 @@ export async function runHttpLoad(opts: HttpLoadOptions): Promise<LoadResult> {
   await Promise.all(loops);
   agent.destroy();
   const { p50, p99 } = samples.summary();
-  return { rps: Math.round(ok / (elapsedMs / 1000)), p50Ms: p50, p99Ms: p99, ok, errors };
+  return { rps: Math.round(ok / (elapsedMs / 1000)), p50Ms: p50, p99Ms: p99, ok, errors, elapsedMs, samples };
 }

@@ -44,7 +44,7 @@ export async function runNatsLoad(opts: NatsLoadOptions): Promise<LoadResult> {
     const elapsedMs = performance.now() - start;
     await Promise.all(loops);
     const { p50, p99 } = samples.summary();
-    return { rps: Math.round(ok / (elapsedMs / 1000)), p50Ms: p50, p99Ms: p99, ok, errors };
+    return { rps: Math.round(ok / (elapsedMs / 1000)), p50Ms: p50, p99Ms: p99, ok, errors, elapsedMs, samples };
   } finally {
     await nc.close();
   }

@@ -23,6 +23,16 @@ export class Samples {
     return this.count;
   }
 
+  /** Adds every sample of `other` (pooling the rounds of one measurement). */
+  addAll(other: Samples): void {
+    for (let i = 0; i < other.count; i++) this.add(other.data[i]!);
+  }
+
+  /** Results files keep the count, not a million numbers. */
+  toJSON(): { count: number } {
+    return { count: this.count };
+  }
+
   summary(): { p50: number; p99: number } {
     const sorted = this.data.slice(0, this.count).sort();
     return { p50: round(percentile(sorted, 50), 3), p99: round(percentile(sorted, 99), 3) };

@@ -23,6 +23,13 @@ export interface LoadResult {
   p99Ms: number;
   ok: number;
   errors: number;
+  /** The measured window (sum of the windows when pooled over rounds). */
+  elapsedMs: number;
+  samples: Samples;
+  /** Throughput of each round, when this result pools several (bench/lib/rounds.ts). */
+  roundRps?: number[];
+  /** Median latency of each round, likewise. */
+  roundP50Ms?: number[];
 }
 
 export function openSocket(url: string, opts: { localAddress?: string } = {}): Promise<WebSocket> {
@@ -111,7 +118,7 @@ export async function runWsLoad(opts: WsLoadOptions): Promise<LoadResult> {
     const drainDeadline = Date.now() + 10_000;
     while (outstanding > 0 && Date.now() < drainDeadline) await new Promise((r) => setTimeout(r, 20));
     const { p50, p99 } = samples.summary();
-    return { rps: Math.round(ok / (elapsedMs / 1000)), p50Ms: p50, p99Ms: p99, ok, errors };
+    return { rps: Math.round(ok / (elapsedMs / 1000)), p50Ms: p50, p99Ms: p99, ok, errors, elapsedMs, samples };
   } finally {
     for (const socket of sockets) socket.terminate();
   }

@@ -1,6 +1,7 @@
 import { type GatewayUnderTest, type Mode, routeExists, startBenchGateway, TOKEN } from "../lib/gateway.js";
 import { runHttpLoad } from "../lib/http-load.js";
 import { spawnBench } from "../lib/procs.js";
+import { interleaved, roundTiming } from "../lib/rounds.js";
 import { round } from "../lib/stats.js";
 import { type BenchContext, type BenchResult, type Figure, info, notAvailable, type Suite } from "../lib/suite.js";
 
@@ -23,7 +24,7 @@ function added(name: string, gateway: number, direct: number, maxMs: number | un
 
 async function measure(ctx: BenchContext, gw: GatewayUnderTest, upstream: string, mode: Mode, stream: boolean) {
   const messages = [{ role: "user", content: "hello" }];
-  const timing = { warmupMs: ctx.args.quick ? 300 : 1_000, durationMs: ctx.args.seconds * 1000 };
+  const timing = roundTiming(ctx);
   const direct = {
     url: `${upstream}/v1/chat/completions`,
     body: JSON.stringify({ model: "zero", messages, stream }),
@@ -34,15 +35,19 @@ async function measure(ctx: BenchContext, gw: GatewayUnderTest, upstream: string
     body: JSON.stringify({ model: "fast", messages, stream }),
     headers: { authorization: `Bearer ${TOKEN}` },
   };
-  // Throughput under load, latency one request at a time (queueing would swamp the added cost).
-  const directLoad = await runHttpLoad({ ...direct, concurrency: CONCURRENCY, ...timing });
-  const gatewayLoad = await runHttpLoad({ ...through, concurrency: CONCURRENCY, ...timing });
-  const directOne = await runHttpLoad({ ...direct, concurrency: 1, ...timing });
-  const gatewayOne = await runHttpLoad({ ...through, concurrency: 1, ...timing });
+  // Throughput under load, latency one request at a time (queueing would swamp the added cost);
+  // each measured in turn with its baseline, round after round (bench/lib/rounds.ts).
+  const { directLoad, gatewayLoad, directOne, gatewayOne } = await interleaved(ctx, {
+    directLoad: () => runHttpLoad({ ...direct, concurrency: CONCURRENCY, ...timing }),
+    gatewayLoad: () => runHttpLoad({ ...through, concurrency: CONCURRENCY, ...timing }),
+    directOne: () => runHttpLoad({ ...direct, concurrency: 1, ...timing }),
+    gatewayOne: () => runHttpLoad({ ...through, concurrency: 1, ...timing }),
+  });
   const label = `${stream ? "streaming" : "non-streaming"} ${mode}`;
   ctx.log(
     `  ${label}: ${gatewayLoad.rps} vs ${directLoad.rps} req/s direct; ` +
-      `one at a time p50 ${gatewayOne.p50Ms} vs ${directOne.p50Ms} ms`,
+      `one at a time p50 ${gatewayOne.p50Ms} vs ${directOne.p50Ms} ms ` +
+      `(rounds ${gatewayOne.roundP50Ms?.join(", ")} vs ${directOne.roundP50Ms?.join(", ")})`,
   );
   if (gatewayLoad.ok === 0) throw new Error(`every request through the gateway failed (${gatewayLoad.errors})`);
   return {
@@ -53,7 +58,7 @@ async function measure(ctx: BenchContext, gw: GatewayUnderTest, upstream: string
       added("added p50 latency (one at a time)", gatewayOne.p50Ms, directOne.p50Ms, ADDED_P50_TARGET_MS[mode]),
       added("added p99 latency (one at a time)", gatewayOne.p99Ms, directOne.p99Ms, undefined),
     ],
-    details: { directLoad, gatewayLoad, directOne, gatewayOne, concurrency: CONCURRENCY },
+    details: { directLoad, gatewayLoad, directOne, gatewayOne, concurrency: CONCURRENCY, rounds: ctx.args.rounds },
   };
 }
 

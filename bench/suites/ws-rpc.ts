@@ -3,7 +3,8 @@ import { connectSocket, type GatewayUnderTest, gatewayMethods, startBenchGateway
 import { runNatsLoad } from "../lib/nats-load.js";
 import { spawnBench } from "../lib/procs.js";
 import { atLeast, type BenchContext, type BenchResult, info, notAvailable, type Suite } from "../lib/suite.js";
-import { type LoadResult, requestOnce, runWsLoad } from "../lib/ws-load.js";
+import { interleaved, roundTiming } from "../lib/rounds.js";
+import { type LoadResult, openSocket, requestOnce, runWsLoad } from "../lib/ws-load.js";
 
 // The shape ENVIRONMENT.md's raw baselines were taken with: 16 clients x 8 requests in flight.
 const CLIENTS = 16;
@@ -47,10 +48,6 @@ function requestFrame(method: string, params: Record<string, unknown>) {
   return (id: number) => `${head}${id}}`;
 }
 
-function timing(ctx: BenchContext) {
-  return { warmupMs: ctx.args.quick ? 300 : 1_000, durationMs: ctx.args.seconds * 1000 };
-}
-
 function figures(label: string, gw: LoadResult, raw: LoadResult, baselineName: string) {
   return [
     atLeast(`${label} throughput vs ${baselineName}`, "req/s", gw.rps, raw.rps, 0.5),
@@ -59,75 +56,96 @@ function figures(label: string, gw: LoadResult, raw: LoadResult, baselineName: s
   ];
 }
 
-async function gatewayCases(
+/**
+ * Every available case of one mode against its baseline, measured in turn round after round
+ * (bench/lib/rounds.ts), so the baseline and the gateway see the same machine.
+ */
+async function measureMode(
   ctx: BenchContext,
   gw: GatewayUnderTest,
   mode: string,
-  baseline: { result: LoadResult; name: string },
+  baseline: { name: string; measure: () => Promise<LoadResult> },
 ): Promise<BenchResult[]> {
   const methods = await gatewayMethods(gw);
   const results: BenchResult[] = [];
+  const cases: RpcCase[] = [];
   for (const c of CASES) {
-    const bench = `ws-rpc ${c.method} (${mode})`;
     const missing = c.needs.filter((m) => !methods.has(m));
     if (missing.length > 0) {
-      results.push(notAvailable(bench, `the gateway has no ${missing.join(", ")} method`));
-      continue;
+      results.push(notAvailable(`ws-rpc ${c.method} (${mode})`, `the gateway has no ${missing.join(", ")} method`));
+    } else {
+      cases.push(c);
     }
-    try {
-      let seeded = false;
-      const result = await runWsLoad({
+  }
+  for (const c of cases) await seed(gw, c);
+
+  const steps: Record<string, () => Promise<LoadResult>> = { baseline: baseline.measure };
+  for (const c of cases) {
+    steps[c.method] = () =>
+      runWsLoad({
         url: gw.wsUrl(),
         clients: CLIENTS,
         inFlight: IN_FLIGHT,
-        ...timing(ctx),
+        ...roundTiming(ctx),
         frame: requestFrame(c.method, c.params),
-        prepare: async (socket) => {
-          await connectSocket(socket);
-          if (c.seed && !seeded) {
-            seeded = true;
-            await c.seed(socket);
-          }
-        },
+        prepare: (socket) => connectSocket(socket).then(() => undefined),
         accept: (answer) => answer.ok === true,
       });
-      ctx.log(`  ${bench}: ${result.rps} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`);
-      if (result.errors > 0 && result.ok === 0) throw new Error(`every request failed (${result.errors})`);
-      results.push({
-        bench,
-        status: "ok",
-        figures: figures(`${c.method} ${mode}`, result, baseline.result, baseline.name),
-        details: { gateway: result, baseline: baseline.result, clients: CLIENTS, inFlight: IN_FLIGHT },
-      });
-    } catch (err) {
-      results.push({ bench, status: "failed", reason: (err as Error).message });
+  }
+  const measured = await interleaved(ctx, steps);
+  const raw = measured.baseline!;
+  ctx.log(`  ${baseline.name}: ${raw.rps} req/s (rounds ${raw.roundRps?.join(", ")}), p50 ${raw.p50Ms} ms`);
+  for (const c of cases) {
+    const bench = `ws-rpc ${c.method} (${mode})`;
+    const result = measured[c.method]!;
+    ctx.log(`  ${bench}: ${result.rps} req/s (rounds ${result.roundRps?.join(", ")}), p50 ${result.p50Ms} ms`);
+    if (result.ok === 0) {
+      results.push({ bench, status: "failed", reason: `every request failed (${result.errors})` });
+      continue;
     }
+    results.push({
+      bench,
+      status: "ok",
+      figures: figures(`${c.method} ${mode}`, result, raw, baseline.name),
+      details: { gateway: result, baseline: raw, clients: CLIENTS, inFlight: IN_FLIGHT, rounds: ctx.args.rounds },
+    });
   }
   return results;
 }
 
+/** A case's data, made through the API like any client would, once before the rounds. */
+async function seed(gw: GatewayUnderTest, c: RpcCase): Promise<void> {
+  if (!c.seed) return;
+  const socket = await openSocket(gw.wsUrl());
+  try {
+    await connectSocket(socket);
+    await c.seed(socket);
+  } finally {
+    socket.terminate();
+  }
+}
+
 async function embedded(ctx: BenchContext): Promise<BenchResult[]> {
   const echo = spawnBench("servers/raw-ws-echo.ts");
-  let raw: LoadResult;
   try {
     const port = (await echo.waitLine(/listening (\d+)/))[1];
-    raw = await runWsLoad({
-      url: `ws://127.0.0.1:${port}/`,
-      clients: CLIENTS,
-      inFlight: IN_FLIGHT,
-      ...timing(ctx),
-      frame: requestFrame("agents.list", {}),
-      accept: () => true,
-    });
-    ctx.log(`  raw ws echo: ${raw.rps} req/s, p50 ${raw.p50Ms} ms, p99 ${raw.p99Ms} ms`);
+    const measure = () =>
+      runWsLoad({
+        url: `ws://127.0.0.1:${port}/`,
+        clients: CLIENTS,
+        inFlight: IN_FLIGHT,
+        ...roundTiming(ctx),
+        frame: requestFrame("agents.list", {}),
+        accept: () => true,
+      });
+    const gw = await startBenchGateway("embedded");
+    try {
+      return await measureMode(ctx, gw, "embedded", { name: "raw ws echo", measure });
+    } finally {
+      await gw.stop();
+    }
   } finally {
     await echo.stop();
-  }
-  const gw = await startBenchGateway("embedded");
-  try {
-    return await gatewayCases(ctx, gw, "embedded", { result: raw, name: "raw ws echo" });
-  } finally {
-    await gw.stop();
   }
 }
 
@@ -135,21 +153,20 @@ async function distributed(ctx: BenchContext): Promise<BenchResult[]> {
   const gw = await startBenchGateway("distributed");
   try {
     const responder = spawnBench("servers/raw-nats-responder.ts", [gw.nats!.url, "bench.echo"]);
-    let raw: LoadResult;
     try {
       await responder.waitLine(/ready/);
-      raw = await runNatsLoad({
-        url: gw.nats!.url,
-        subject: "bench.echo",
-        concurrency: CLIENTS * IN_FLIGHT,
-        ...timing(ctx),
-        payload: Buffer.from(requestFrame("agents.list", {})(1)),
-      });
-      ctx.log(`  raw NATS request/reply: ${raw.rps} req/s, p50 ${raw.p50Ms} ms, p99 ${raw.p99Ms} ms`);
+      const measure = () =>
+        runNatsLoad({
+          url: gw.nats!.url,
+          subject: "bench.echo",
+          concurrency: CLIENTS * IN_FLIGHT,
+          ...roundTiming(ctx),
+          payload: Buffer.from(requestFrame("agents.list", {})(1)),
+        });
+      return await measureMode(ctx, gw, "distributed", { name: "raw NATS req/reply", measure });
     } finally {
       await responder.stop();
     }
-    return await gatewayCases(ctx, gw, "distributed", { result: raw, name: "raw NATS req/reply" });
   } finally {
     await gw.stop();
   }
