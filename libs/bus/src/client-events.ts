@@ -1,4 +1,4 @@
-import { ClientEvent } from "@gw/contracts";
+import { ClientEvent, encodeMessage } from "@gw/contracts";
 
 export interface ClientEventInput {
   event: string;
@@ -14,14 +14,14 @@ const EMPTY = Buffer.alloc(0);
 
 /** Encodes an event for the edges; the JSON payload is built once, here, by the producer. */
 export function encodeClientEvent(input: ClientEventInput): Uint8Array {
-  return ClientEvent.encode({
+  return encodeMessage(ClientEvent, {
     event: input.event,
     payloadJson: Buffer.from(JSON.stringify(input.payload), "utf8"),
     sessionKey: input.sessionKey ?? "",
     runId: input.runId ?? "",
     seq: input.seq ?? 0,
     finalRecordJson: input.finalRecordJson === undefined ? EMPTY : Buffer.from(input.finalRecordJson, "utf8"),
-  }).finish();
+  });
 }
 
 export function decodeClientEvent(bytes: Uint8Array): ClientEvent {

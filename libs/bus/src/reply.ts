@@ -1,4 +1,6 @@
-import { errorCodeFromProto, errorCodeToProto, GatewayError, isGatewayError, RpcReply } from "@gw/contracts";
+import {
+  encodeMessage,
+  errorCodeFromProto, errorCodeToProto, GatewayError, isGatewayError, RpcReply } from "@gw/contracts";
 import type { HandlerErrorSink } from "./bus.js";
 
 /** The typed error a caller sees for whatever a handler threw. */
@@ -9,16 +11,18 @@ export function toCallerError(err: unknown, subject: string, sink?: HandlerError
 }
 
 export function encodeReplyResult(result: Uint8Array): Uint8Array {
-  return RpcReply.encode({ outcome: { $case: "result", value: Buffer.from(result) } }).finish();
+  // A view, not a copy: encoding copies the bytes once, into the reply.
+  const value = Buffer.from(result.buffer, result.byteOffset, result.byteLength);
+  return encodeMessage(RpcReply, { outcome: { $case: "result", value } });
 }
 
 export function encodeReplyError(err: GatewayError): Uint8Array {
-  return RpcReply.encode({
+  return encodeMessage(RpcReply, {
     outcome: {
       $case: "error",
       value: { code: errorCodeToProto(err.code), message: err.message, details: err.details },
     },
-  }).finish();
+  });
 }
 
 export function decodeReply(bytes: Uint8Array): Uint8Array {

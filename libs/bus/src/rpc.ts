@@ -1,5 +1,5 @@
 import type { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
-import { GatewayError } from "@gw/contracts";
+import { encodeMessage, GatewayError } from "@gw/contracts";
 import type { Bus, RequestContext, Unsubscribe } from "./bus.js";
 import type { Subjects } from "./subjects.js";
 
@@ -37,7 +37,7 @@ export async function callRpc<Req, Res>(
   opts: { timeoutMs: number },
 ): Promise<Res> {
   const subject = subjects.rpc(def.service, def.method);
-  const bytes = await bus.request(subject, def.request.encode(request).finish(), opts);
+  const bytes = await bus.request(subject, encodeMessage(def.request, request), opts);
   return decodeOrThrow(def.response, bytes, `${def.method} reply`);
 }
 
@@ -52,7 +52,7 @@ export function serveRpc<Req, Res>(
     subjects.rpc(def.service, def.method),
     async (data, ctx) => {
       const request = decodeOrThrow(def.request, data, `${def.method} request`);
-      return def.response.encode(await handler(request, ctx)).finish();
+      return encodeMessage(def.response, await handler(request, ctx));
     },
     { queue: def.service },
   );

@@ -1,3 +1,4 @@
+export * from "./encode.js";
 export * from "./errors.js";
 export * from "./gen/gateway/v1/agents.pb.js";
 export { ErrorCode, RpcError, RpcReply } from "./gen/gateway/v1/common.pb.js";

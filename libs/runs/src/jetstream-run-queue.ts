@@ -1,4 +1,4 @@
-import { GatewayError, RunRequest } from "@gw/contracts";
+import { encodeMessage, GatewayError, RunRequest } from "@gw/contracts";
 import {
   AckPolicy,
   type Consumer,
@@ -78,7 +78,7 @@ export class JetStreamRunQueue implements RunQueue {
     if (this.closed) throw new GatewayError("UNAVAILABLE", "the run queue is closed");
     try {
       await this.ensure();
-      await this.js.publish(this.subject, RunRequest.encode(request).finish(), { msgID: request.runId });
+      await this.js.publish(this.subject, encodeMessage(RunRequest, request), { msgID: request.runId });
     } catch (cause) {
       throw new GatewayError("UNAVAILABLE", `cannot queue run ${request.runId}: ${(cause as Error).message}`, { cause });
     }

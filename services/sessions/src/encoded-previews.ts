@@ -1,4 +1,4 @@
-import { RPC, type SessionSummary, sessionPreviewView } from "@gw/contracts";
+import { encodeMessage, RPC, type SessionSummary, sessionPreviewView } from "@gw/contracts";
 import { toEntry, toSummary } from "./convert.js";
 import type { SessionMeta, StoredEntry } from "./model.js";
 
@@ -49,7 +49,7 @@ export class EncodedPreviews {
     }
     const summary = toSummary(meta);
     const viewJson = Buffer.from(JSON.stringify(sessionPreviewView(summary, entries.map(toEntry))), "utf8");
-    const bytes = RPC.sessionsPreview.response.encode({ viewJson }).finish();
+    const bytes = encodeMessage(RPC.sessionsPreview.response, { viewJson });
     this.remember(id, { summary, entries, bytes });
     return bytes.slice();
   }
