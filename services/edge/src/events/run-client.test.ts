@@ -1,7 +1,7 @@
 import { createSubjects, InProcessBus } from "@gw/bus";
 import type { RunRequest } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
-import { type AgentEventPayload, encodeAgentEvent, InProcessRunQueue, RunRegistry } from "@gw/runs";
+import { type AgentEventPayload, encodeAgentEvent, InProcessRunQueue, RunRegistry, TERMINAL_SEQ } from "@gw/runs";
 import { createMemoryFastStore, type FastStore } from "@gw/store";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventHub, type EventTarget } from "./event-hub.js";
@@ -106,5 +106,57 @@ describe("RunClient", () => {
     await bus.flush();
     expect(seen).toEqual([]);
     expect(late.frames).toEqual([]);
+  });
+
+  it("reads the registry not once while a run it started sends its events", async () => {
+    const bus = new InProcessBus();
+    const store = createMemoryFastStore();
+    const reads: string[] = [];
+    const counted = { ...store, values: { ...store.values, get: (key: string) => (reads.push(key), store.values.get(key)) } };
+    const registry = new RunRegistry(counted as FastStore);
+    const queue = new InProcessRunQueue();
+    const hub = new EventHub({ bus, subjects, logger });
+    const router = new RunEventRouter({ bus, subjects, hub, logger });
+    routers.push(router);
+    const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
+    queue.consume(
+      async (req: RunRequest) => {
+        const final = { runId: req.runId, sessionKey: req.sessionKey, agentId: "", state: "done", edgeId: "e", createdAt: 0, updatedAt: 0, payloads: [{ type: "text", text: "ok" }] };
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        bus.publish(
+          subjects.runEvents(req.runId),
+          encodeAgentEvent({ runId: req.runId, stream: "lifecycle", data: { phase: "end" } }, { sessionKey: req.sessionKey, seq: TERMINAL_SEQ, final: final as never }),
+        );
+      },
+      { maxConcurrent: 1 },
+    );
+
+    const record = await client.run({ message: "x", sessionKey: "t:3", runId: "run-quiet" }, {});
+    expect(record).toMatchObject({ state: "done", payloads: [{ text: "ok" }] });
+    // Subscribed before dispatch, the edge hears the end; a registry read would be a wasted round trip.
+    expect(reads.filter((key) => key.startsWith("run:"))).toEqual([]);
+  });
+
+  it("ends a run it cannot dispatch with UNAVAILABLE at once, even when the bus carries nothing", async () => {
+    const inner = new InProcessBus();
+    // The bus that failed the dispatch delivers no events either: the end must not wait for one.
+    const bus = Object.assign(Object.create(inner) as InProcessBus, { publish: () => undefined });
+    const store = createMemoryFastStore();
+    const reads: string[] = [];
+    const counted = { ...store, values: { ...store.values, get: (key: string) => (reads.push(key), store.values.get(key)) } };
+    const registry = new RunRegistry(counted as FastStore);
+    const queue = Object.assign(new InProcessRunQueue(), {
+      submit: () => Promise.reject(new Error("no NATS")),
+    });
+    const hub = new EventHub({ bus, subjects, logger });
+    const router = new RunEventRouter({ bus, subjects, hub, logger });
+    routers.push(router);
+    const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
+
+    const record = await client.run({ message: "x", sessionKey: "t:4", runId: "run-undispatched" }, {});
+    expect(record).toMatchObject({ state: "error", error: { code: "UNAVAILABLE" } });
+    // Handed over by the dispatch path itself, not found by the registry poll a second later.
+    expect(reads.filter((key) => key.startsWith("run:"))).toEqual([]);
+    expect(await registry.get("run-undispatched")).toMatchObject({ state: "error" });
   });
 });

@@ -87,7 +87,10 @@ export class RunClient {
     // request only once it finds the registration with this nonce (a request whose runId was
     // taken is never run). The follower hears events only once the runId is ours, so a
     // duplicate runId never sees the other run's events.
-    const final = await this.awaitEnd(runId, follower, maxWaitMs, { flush: false }, async (admit) => {
+    // Subscribed before the run exists, this edge hears every event of it: the registry is read
+    // only if events stop (the runner-death check), not on the way in.
+    const follow = { flush: false, readRegistryFirst: false };
+    const final = await this.awaitEnd(runId, follower, maxWaitMs, follow, async (admit, finished) => {
       const created = this.deps.registry.create(record);
       const submitted = this.deps.queue.submit(request);
       submitted.catch(() => undefined);
@@ -97,8 +100,8 @@ export class RunClient {
         await submitted;
       } catch (cause) {
         this.deps.logger.error({ err: cause, runId }, "cannot dispatch a run");
-        // Recorded as the run's end: the wait below finds it at once.
-        await this.end(record, "UNAVAILABLE", "the run could not be dispatched to a runner");
+        // Recorded as the run's end, and handed to the wait below (the bus may be what failed).
+        finished(await this.end(record, "UNAVAILABLE", "the run could not be dispatched to a runner"));
       }
     });
     return final ?? this.timeOut(runId);
@@ -109,7 +112,9 @@ export class RunClient {
     const record = await this.deps.registry.get(runId);
     if (record === null) throw new GatewayError("NOT_FOUND", `unknown run: ${runId}`);
     if (isFinal(record.state)) return record;
-    return this.awaitEnd(runId, follower, timeoutMs, { flush: true }, async (admit) => admit());
+    // The run may end between the read above and the subscription: read again at once.
+    const follow = { flush: true, readRegistryFirst: true };
+    return this.awaitEnd(runId, follower, timeoutMs, follow, async (admit) => admit());
   }
 
   /** Asks whichever runner holds the run to stop; false for unknown or finished runs. */
@@ -126,13 +131,14 @@ export class RunClient {
     runId: string,
     follower: RunFollower,
     timeoutMs: number,
-    follow: { flush: boolean },
-    afterFollow: (admit: () => void) => Promise<void>,
+    follow: { flush: boolean; readRegistryFirst: boolean },
+    afterFollow: (admit: () => void, finished: (final: RunRecord) => void) => Promise<void>,
   ): Promise<RunRecord | null> {
     let wake: (() => void) | undefined;
     let ended = false;
     let finalFromEvent: RunRecord | undefined;
-    let lastEventAt = 0;
+    // Events (or, until the first, having just subscribed) prove the run alive and followed.
+    let lastEventAt = follow.readRegistryFirst ? 0 : Date.now();
     let admitted = false;
     // Events that arrive before the runId is known to be ours (a fast runner can beat the
     // registration's reply): kept, then handed over on admission, or dropped with the follower.
@@ -155,12 +161,17 @@ export class RunClient {
     const followedAt = Date.now();
     const unfollow = await this.deps.router.follow(runId, routed, follow);
     try {
-      await afterFollow(() => {
+      const admit = () => {
         admitted = true;
         routed.targetId = follower.targetId;
         this.deps.router.replay(runId, routed, early.map(([payload]) => payload));
         for (const [payload, final] of early.splice(0)) handle(payload, final);
-      });
+      };
+      const finished = (final: RunRecord) => {
+        ended = true;
+        finalFromEvent ??= final;
+      };
+      await afterFollow(admit, finished);
       const deadline = Date.now() + timeoutMs;
       // A run that ended while this edge subscribed may still have its last events in flight:
       // wait for the terminal event briefly, so this edge's sockets get every event before the
