@@ -17,6 +17,7 @@ export {
 } from "./client-events.js";
 export { InProcessBus } from "./in-process-bus.js";
 export { NatsBus } from "./nats-bus.js";
+export { RequestMux } from "./nats-request-mux.js";
 export { connectNats, type NatsConnectOptions } from "./nats-connection.js";
 export { callRpc, defineRpc, type MessageCodec, type RpcDefinition, serveRpc } from "./rpc.js";
 export { createSubjects, decodeSubjectToken, encodeSubjectToken, type Subjects } from "./subjects.js";

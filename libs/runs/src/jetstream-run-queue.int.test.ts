@@ -116,3 +116,49 @@ describe("JetStreamRunQueue when a runner process vanishes", () => {
     }
   }, 60_000);
 });
+
+describe("JetStreamRunQueue submits", () => {
+  it("publish in the caller's turn once the stream exists, and a repeated runId is queued once", async () => {
+    const prefix = uniquePrefix();
+    const [edgeNc, runnerNc] = await Promise.all([connectTo(nats), connectTo(nats)]);
+    const edge = new JetStreamRunQueue(edgeNc, { prefix });
+    const runner = new ScriptedRunner();
+    try {
+      await edge.submit(runRequest("turn-1"));
+      const published: string[] = [];
+      const publish = edgeNc.publish.bind(edgeNc);
+      edgeNc.publish = (subject, data, opts) => {
+        published.push(subject);
+        publish(subject, data, opts);
+      };
+      // The edge subscribes to the run's events just before: both must be queued in one turn.
+      const pending = edge.submit(runRequest("turn-2"));
+      expect(published).toEqual([`${prefix}.runs.queue`]);
+      await pending;
+      await edge.submit(runRequest("turn-2"));
+
+      const consumer = new JetStreamRunQueue(runnerNc, { prefix }).consume(runner.handler, { maxConcurrent: 4 });
+      await waitFor(() => (runner.taken.length >= 2 ? true : undefined), { timeoutMs: 10_000, what: "both runs taken" });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(runner.taken.sort()).toEqual(["turn-1", "turn-2"]);
+      runner.finishAll();
+      await consumer.stop();
+    } finally {
+      runner.finishAll();
+      await Promise.all([edgeNc.close(), runnerNc.close()]);
+    }
+  }, 30_000);
+
+  it("refuse with UNAVAILABLE once the stream is gone", async () => {
+    const prefix = uniquePrefix();
+    const nc = await connectTo(nats);
+    const queue = new JetStreamRunQueue(nc, { prefix });
+    try {
+      await queue.submit(runRequest("gone-1"));
+      await (await jetstreamManager(nc)).streams.delete(`${prefix}_runs`);
+      await expectGatewayError(queue.submit(runRequest("gone-2")), "UNAVAILABLE");
+    } finally {
+      await nc.close();
+    }
+  });
+});

@@ -9,7 +9,8 @@ import {
   RetentionPolicy,
   StorageType,
 } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/nats-core";
+import { RequestMux } from "@gw/bus";
+import { headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import { type RunConsumer, type RunHandler, type RunQueue, runInSlot, Slots } from "./run-queue.js";
 
 export interface JetStreamRunQueueOptions {
@@ -20,6 +21,20 @@ export interface JetStreamRunQueueOptions {
 }
 
 const PULL_EXPIRES_MS = 5_000;
+/** How long a submit waits for the stream's acknowledgement. */
+const PUBLISH_TIMEOUT_MS = 5_000;
+
+/** The stream's answer to a publish: a PubAck, or an API error (JSON either way). */
+function checkPubAck(reply: Msg): void {
+  let ack: { stream?: string; error?: { description?: string; code?: number } };
+  try {
+    ack = JSON.parse(Buffer.from(reply.data).toString("utf8")) as typeof ack;
+  } catch {
+    throw new Error("the stream's acknowledgement is not JSON");
+  }
+  if (ack.error !== undefined) throw new Error(ack.error.description ?? `JetStream error ${ack.error.code}`);
+  if (typeof ack.stream !== "string") throw new Error("the stream did not acknowledge the run");
+}
 
 /**
  * Runs as a JetStream work-queue stream with one durable pull consumer per runner group.
@@ -28,10 +43,13 @@ const PULL_EXPIRES_MS = 5_000;
  */
 export class JetStreamRunQueue implements RunQueue {
   private readonly js: JetStreamClient;
+  /** Publishes with a reply inbox of our own: nats.js's request path builds an Error per call. */
+  private readonly requests: RequestMux;
   private readonly subject: string;
   private readonly stream: string;
   private readonly group: string;
   private ready: Promise<void> | undefined;
+  private isReady = false;
   private closed = false;
 
   constructor(
@@ -39,6 +57,7 @@ export class JetStreamRunQueue implements RunQueue {
     opts: JetStreamRunQueueOptions,
   ) {
     this.js = jetstream(nc);
+    this.requests = new RequestMux(nc);
     this.subject = `${opts.prefix}.runs.queue`;
     this.stream = `${opts.prefix.replace(/[^A-Za-z0-9_-]/g, "_")}_runs`;
     this.group = opts.group ?? "runners";
@@ -68,17 +87,27 @@ export class JetStreamRunQueue implements RunQueue {
         max_ack_pending: -1,
       });
     })();
-    this.ready.catch(() => {
-      this.ready = undefined;
-    });
+    this.ready.then(
+      () => {
+        this.isReady = true;
+      },
+      () => {
+        this.ready = undefined;
+      },
+    );
     return this.ready;
   }
 
   async submit(request: RunRequest): Promise<void> {
     if (this.closed) throw new GatewayError("UNAVAILABLE", "the run queue is closed");
     try {
-      await this.ensure();
-      await this.js.publish(this.subject, encodeMessage(RunRequest, request), { msgID: request.runId });
+      // Once the stream exists, the publish leaves in the caller's turn: an edge subscribes to a
+      // run's events just before, and both go out in one write to NATS, in that order.
+      if (!this.isReady) await this.ensure();
+      const msgId = headers();
+      msgId.set("Nats-Msg-Id", request.runId);
+      const data = encodeMessage(RunRequest, request);
+      checkPubAck(await this.requests.request(this.subject, data, msgId, PUBLISH_TIMEOUT_MS));
     } catch (cause) {
       throw new GatewayError("UNAVAILABLE", `cannot queue run ${request.runId}: ${(cause as Error).message}`, { cause });
     }
@@ -133,5 +162,6 @@ export class JetStreamRunQueue implements RunQueue {
   /** Refuses further submits; the connection belongs to the caller, and consumers stop on their own. */
   async close(): Promise<void> {
     this.closed = true;
+    this.requests.close();
   }
 }

@@ -159,4 +159,48 @@ describe("RunClient", () => {
     expect(reads.filter((key) => key.startsWith("run:"))).toEqual([]);
     expect(await registry.get("run-undispatched")).toMatchObject({ state: "error" });
   });
+
+  it("dispatches in the same turn as it subscribes, and unsubscribes only after answering", async () => {
+    const inner = new InProcessBus();
+    const order: string[] = [];
+    // nats.js writes what was queued in one turn when a microtask fires: mark that moment.
+    const bus = Object.assign(Object.create(inner) as InProcessBus, {
+      subscribe: (subject: string, handler: (data: Uint8Array) => void) => {
+        order.push("subscribe");
+        queueMicrotask(() => order.push("flush"));
+        const unsubscribe = inner.subscribe(subject, handler);
+        return () => {
+          order.push("unsubscribe");
+          unsubscribe();
+        };
+      },
+    });
+    const registry = new RunRegistry(createMemoryFastStore());
+    const queue = new InProcessRunQueue();
+    const submit = queue.submit.bind(queue);
+    queue.submit = (request) => {
+      order.push("dispatch");
+      return submit(request);
+    };
+    const hub = new EventHub({ bus, subjects, logger });
+    const router = new RunEventRouter({ bus, subjects, hub, logger });
+    routers.push(router);
+    const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
+    queue.consume(
+      async (req: RunRequest) => {
+        const final = { runId: req.runId, sessionKey: req.sessionKey, agentId: "", state: "done", edgeId: "e", createdAt: 0, updatedAt: 0 };
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        inner.publish(
+          subjects.runEvents(req.runId),
+          encodeAgentEvent({ runId: req.runId, stream: "lifecycle", data: { phase: "end" } }, { sessionKey: req.sessionKey, seq: TERMINAL_SEQ, final: final as never }),
+        );
+      },
+      { maxConcurrent: 1 },
+    );
+
+    await client.run({ message: "x", sessionKey: "t:5", runId: "run-one-write" }, {});
+    order.push("answered");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(["subscribe", "dispatch", "flush", "answered", "unsubscribe"]);
+  });
 });

@@ -152,14 +152,20 @@ export class RunClient {
         wake?.();
       }
     };
+    let over = false;
     const routed: RunFollower = {
       onEvent: (payload, final) => {
+        if (over) return;
         if (admitted) handle(payload, final);
         else early.push([payload, final]);
       },
     };
     const followedAt = Date.now();
-    const unfollow = await this.deps.router.follow(runId, routed, follow);
+    // Without a flush, nothing is awaited between subscribing and `afterFollow`: the dispatch
+    // joins the subscription in one write to the bus.
+    const unfollow = follow.flush
+      ? await this.deps.router.follow(runId, routed, follow)
+      : this.deps.router.followNow(runId, routed);
     try {
       const admit = () => {
         admitted = true;
@@ -210,7 +216,9 @@ export class RunClient {
           });
       }
     } finally {
-      unfollow();
+      // The answer goes out first: unsubscribing is a bus write the caller need not wait for.
+      over = true;
+      setImmediate(unfollow);
     }
   }
 

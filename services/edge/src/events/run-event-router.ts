@@ -45,10 +45,20 @@ export class RunEventRouter {
    * messages in order, so the subscription is in place before the run can start.
    */
   async follow(runId: string, follower: RunFollower, opts: { flush?: boolean } = {}): Promise<() => void> {
+    const unfollow = this.followNow(runId, follower);
+    if (opts.flush !== false) await this.deps.bus.flush();
+    return unfollow;
+  }
+
+  /**
+   * `follow` without waiting at all: the subscription is queued on the bus connection, so a
+   * message the caller sends in the same turn (the run's dispatch) leaves after it, in the same
+   * write.
+   */
+  followNow(runId: string, follower: RunFollower): () => void {
     const state = this.state(runId);
     state.followers.add(follower);
     state.sub ??= this.deps.bus.subscribe(this.deps.subjects.runEvents(runId), (data) => this.onEvent(data));
-    if (opts.flush !== false) await this.deps.bus.flush();
     return () => {
       state.followers.delete(follower);
       if (state.followers.size === 0) {
