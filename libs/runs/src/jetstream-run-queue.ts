@@ -126,7 +126,9 @@ export class JetStreamRunQueue implements RunQueue {
         batch = await consumer.fetch({ max_messages: slots.free, expires: PULL_EXPIRES_MS });
         for await (const msg of batch) {
           // Taken means taken: a runner that dies later is caught by the heartbeat, not redelivery.
-          msg.ack();
+          // Acknowledged after this turn, so the run's first writes (its claim, its model
+          // request) leave before the ack instead of queueing behind it.
+          setImmediate(() => msg.ack());
           let request: RunRequest;
           try {
             request = RunRequest.decode(msg.data);
