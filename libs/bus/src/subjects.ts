@@ -8,8 +8,12 @@ export interface Subjects {
   edgeEvents(edgeId: string): string;
   /** Reaches every listener of a broadcast topic (for example `session`, `run.abort`). */
   broadcast(topic: string): string;
-  /** One run's event stream; `runEvents("*")` matches every run. */
-  runEvents(runId: string): string;
+  /**
+   * One run's event stream, named after the edge that started it and the run:
+   * `runEvents(edgeId, "*")` is every run that edge started, `runEvents("*", runId)` one run
+   * wherever it started, `runEvents("*", "*")` every run.
+   */
+  runEvents(startedBy: string, runId: string): string;
 }
 
 /**
@@ -32,6 +36,12 @@ function checkToken(kind: string, value: string): string {
   return value;
 }
 
+/** A run subject token: `*` as is, a missing edge id as `_` (no base64url of anything is one character). */
+function runToken(value: string): string {
+  if (value === "*") return "*";
+  return value === "" ? "_" : encodeSubjectToken(value);
+}
+
 export function createSubjects(prefix = "gw"): Subjects {
   checkToken("prefix", prefix);
   return {
@@ -39,6 +49,6 @@ export function createSubjects(prefix = "gw"): Subjects {
       `${prefix}.rpc.${checkToken("service", service)}.${checkToken("method", method)}`,
     edgeEvents: (edgeId) => `${prefix}.edge.${checkToken("edge id", edgeId)}.events`,
     broadcast: (topic) => `${prefix}.bcast.${checkToken("topic", topic)}`,
-    runEvents: (runId) => `${prefix}.run.${runId === "*" ? "*" : encodeSubjectToken(runId)}.events`,
+    runEvents: (startedBy, runId) => `${prefix}.run.${runToken(startedBy)}.${runToken(runId)}.events`,
   };
 }

@@ -94,7 +94,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   );
   const busDeps = { bus: deps.bus, subjects: deps.subjects, requestTimeoutMs: limits.requestTimeoutMs };
   const events = new EventHub({ bus: deps.bus, subjects: deps.subjects, logger });
-  const runEvents = new RunEventRouter({ bus: deps.bus, subjects: deps.subjects, hub: events, logger });
+  const runEvents = new RunEventRouter({ bus: deps.bus, subjects: deps.subjects, hub: events, logger, edgeId: deps.edgeId });
   const runs = new RunClient({
     bus: deps.bus,
     subjects: deps.subjects,

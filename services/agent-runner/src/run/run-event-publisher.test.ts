@@ -35,7 +35,7 @@ const FINAL: RunRecord = {
 describe("RunEventPublisher", () => {
   it("sends the events of one I/O turn together, after the turn, in order", async () => {
     const { bus, published, nextTurn } = recordingBus();
-    const events = new RunEventPublisher(bus, subjects, "r1", "s");
+    const events = new RunEventPublisher(bus, subjects, { runId: "r1", sessionKey: "s", edgeId: "e1" });
     events.emit("lifecycle", { phase: "start" });
     events.emit("assistant", { text: "a" });
     events.emit("assistant", { text: "b" });
@@ -49,12 +49,12 @@ describe("RunEventPublisher", () => {
       [3, 0],
       [4, 1],
     ]);
-    expect(new Set(published.map((p) => p.subject))).toEqual(new Set([subjects.runEvents("r1")]));
+    expect(new Set(published.map((p) => p.subject))).toEqual(new Set([subjects.runEvents("e1", "r1")]));
   });
 
   it("sends the terminal event at once, after whatever is pending", async () => {
     const { bus, published, nextTurn } = recordingBus();
-    const events = new RunEventPublisher(bus, subjects, "r1", "s");
+    const events = new RunEventPublisher(bus, subjects, { runId: "r1", sessionKey: "s", edgeId: "e1" });
     events.emit("assistant", { text: "a" });
     events.emit("lifecycle", { phase: "end" }, FINAL);
     expect(published.map((p) => [p.seq, p.final])).toEqual([
@@ -67,7 +67,7 @@ describe("RunEventPublisher", () => {
 
   it("holds every event until release, and drop discards them", async () => {
     const { bus, published, nextTurn } = recordingBus();
-    const kept = new RunEventPublisher(bus, subjects, "r1", "s", { held: true });
+    const kept = new RunEventPublisher(bus, subjects, { runId: "r1", sessionKey: "s", edgeId: "e1" }, { held: true });
     kept.emit("lifecycle", { phase: "start" });
     kept.emit("assistant", { text: "a" });
     await nextTurn();
@@ -78,7 +78,7 @@ describe("RunEventPublisher", () => {
     await nextTurn();
     expect(published.map((p) => p.seq)).toEqual([1, 2, 3]);
 
-    const dropped = new RunEventPublisher(bus, subjects, "r2", "s", { held: true });
+    const dropped = new RunEventPublisher(bus, subjects, { runId: "r2", sessionKey: "s", edgeId: "e1" }, { held: true });
     dropped.emit("lifecycle", { phase: "start" });
     dropped.drop();
     await nextTurn();

@@ -1,4 +1,5 @@
 import type { Bus, Subjects } from "@gw/bus";
+import type { RunRequest } from "@gw/contracts";
 import { type AgentStream, encodeAgentEvent, type RunRecord } from "@gw/runs";
 
 /**
@@ -18,14 +19,19 @@ export class RunEventPublisher {
   private pending: Uint8Array[] = [];
   private scheduled: NodeJS.Immediate | undefined;
 
+  private readonly runId: string;
+  private readonly sessionKey: string;
+
+  /** `run.edgeId` is the edge that started the run: the subject names it (libs/bus subjects). */
   constructor(
     private readonly bus: Bus,
     subjects: Subjects,
-    private readonly runId: string,
-    private readonly sessionKey: string,
+    run: Pick<RunRequest, "runId" | "sessionKey" | "edgeId">,
     opts: { held?: boolean } = {},
   ) {
-    this.subject = subjects.runEvents(runId);
+    this.runId = run.runId;
+    this.sessionKey = run.sessionKey;
+    this.subject = subjects.runEvents(run.edgeId, run.runId);
     if (opts.held) this.held = [];
   }
 

@@ -169,7 +169,7 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest): Promise<v
   const log = deps.logger.child({ runId: req.runId });
   const controller = new AbortController();
   deps.active.set(req.runId, controller);
-  const events = new RunEventPublisher(deps.bus, deps.subjects, req.runId, req.sessionKey, { held: true });
+  const events = new RunEventPublisher(deps.bus, deps.subjects, req, { held: true });
   const confirmed = confirmClaim(deps, req, controller, events, log);
   const seconds = Math.min(req.timeoutSeconds || deps.settings.defaultTimeoutSeconds, deps.settings.maxTimeoutSeconds);
   const timer = setTimeout(() => controller.abort(new RunTimedOut(seconds)), seconds * 1000);

@@ -3,6 +3,7 @@ import type { RunRequest } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
 import { type AgentEventPayload, encodeAgentEvent, InProcessRunQueue, RunRegistry, TERMINAL_SEQ } from "@gw/runs";
 import { createMemoryFastStore, type FastStore } from "@gw/store";
+import { waitFor } from "@gw/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventHub, type EventTarget } from "./event-hub.js";
 import { RunClient } from "./run-client.js";
@@ -44,7 +45,7 @@ describe("RunClient", () => {
     const registry = new RunRegistry(store);
     const queue = new InProcessRunQueue();
     const hub = new EventHub({ bus, subjects, logger });
-    const router = new RunEventRouter({ bus, subjects, hub, logger });
+    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
     routers.push(router);
     const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
     const starter = socket("s1", "webchat");
@@ -56,7 +57,7 @@ describe("RunClient", () => {
       async (req: RunRequest) => {
         const emit = (seq: number, stream: AgentEventPayload["stream"], data: Record<string, unknown>, final?: object) =>
           bus.publish(
-            subjects.runEvents(req.runId),
+            subjects.runEvents(req.edgeId, req.runId),
             encodeAgentEvent({ runId: req.runId, stream, data }, {
               sessionKey: req.sessionKey,
               seq,
@@ -93,7 +94,7 @@ describe("RunClient", () => {
     const bus = new InProcessBus();
     const registry = new RunRegistry(createMemoryFastStore());
     const hub = new EventHub({ bus, subjects, logger });
-    const router = new RunEventRouter({ bus, subjects, hub, logger });
+    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
     routers.push(router);
     const client = new RunClient({ bus, subjects, registry, queue: new InProcessRunQueue(), router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
     await registry.create({ runId: "taken", sessionKey: "t:2", agentId: "", state: "running", edgeId: "e", createdAt: 0, updatedAt: 0 });
@@ -101,7 +102,7 @@ describe("RunClient", () => {
     hub.add(late);
     const seen: string[] = [];
     const attempt = client.run({ message: "x", sessionKey: "t:2", runId: "taken" }, { targetId: "s2", onEvent: (p) => seen.push(p.stream) });
-    bus.publish(subjects.runEvents("taken"), encodeAgentEvent({ runId: "taken", stream: "assistant", data: { type: "text", text: "secret" } }, { sessionKey: "t:2", seq: 1 }));
+    bus.publish(subjects.runEvents("e", "taken"), encodeAgentEvent({ runId: "taken", stream: "assistant", data: { type: "text", text: "secret" } }, { sessionKey: "t:2", seq: 1 }));
     await expect(attempt).rejects.toMatchObject({ code: "CONFLICT" });
     await bus.flush();
     expect(seen).toEqual([]);
@@ -116,7 +117,7 @@ describe("RunClient", () => {
     const registry = new RunRegistry(counted as FastStore);
     const queue = new InProcessRunQueue();
     const hub = new EventHub({ bus, subjects, logger });
-    const router = new RunEventRouter({ bus, subjects, hub, logger });
+    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
     routers.push(router);
     const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
     queue.consume(
@@ -124,7 +125,7 @@ describe("RunClient", () => {
         const final = { runId: req.runId, sessionKey: req.sessionKey, agentId: "", state: "done", edgeId: "e", createdAt: 0, updatedAt: 0, payloads: [{ type: "text", text: "ok" }] };
         await new Promise((resolve) => setTimeout(resolve, 20));
         bus.publish(
-          subjects.runEvents(req.runId),
+          subjects.runEvents(req.edgeId, req.runId),
           encodeAgentEvent({ runId: req.runId, stream: "lifecycle", data: { phase: "end" } }, { sessionKey: req.sessionKey, seq: TERMINAL_SEQ, final: final as never }),
         );
       },
@@ -149,7 +150,7 @@ describe("RunClient", () => {
       submit: () => Promise.reject(new Error("no NATS")),
     });
     const hub = new EventHub({ bus, subjects, logger });
-    const router = new RunEventRouter({ bus, subjects, hub, logger });
+    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
     routers.push(router);
     const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
 
@@ -160,47 +161,51 @@ describe("RunClient", () => {
     expect(await registry.get("run-undispatched")).toMatchObject({ state: "error" });
   });
 
-  it("dispatches in the same turn as it subscribes, and unsubscribes only after answering", async () => {
+  it("starts a run with no subscribe or unsubscribe on the bus, and follows a run from elsewhere with both", async () => {
     const inner = new InProcessBus();
-    const order: string[] = [];
-    // nats.js writes what was queued in one turn when a microtask fires: mark that moment.
+    const calls: string[] = [];
     const bus = Object.assign(Object.create(inner) as InProcessBus, {
       subscribe: (subject: string, handler: (data: Uint8Array) => void) => {
-        order.push("subscribe");
-        queueMicrotask(() => order.push("flush"));
+        calls.push(`subscribe ${subject}`);
         const unsubscribe = inner.subscribe(subject, handler);
         return () => {
-          order.push("unsubscribe");
+          calls.push(`unsubscribe ${subject}`);
           unsubscribe();
         };
       },
     });
     const registry = new RunRegistry(createMemoryFastStore());
     const queue = new InProcessRunQueue();
-    const submit = queue.submit.bind(queue);
-    queue.submit = (request) => {
-      order.push("dispatch");
-      return submit(request);
-    };
     const hub = new EventHub({ bus, subjects, logger });
-    const router = new RunEventRouter({ bus, subjects, hub, logger });
+    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
     routers.push(router);
     const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
-    queue.consume(
-      async (req: RunRequest) => {
-        const final = { runId: req.runId, sessionKey: req.sessionKey, agentId: "", state: "done", edgeId: "e", createdAt: 0, updatedAt: 0 };
-        await new Promise((resolve) => setTimeout(resolve, 10));
-        inner.publish(
-          subjects.runEvents(req.runId),
-          encodeAgentEvent({ runId: req.runId, stream: "lifecycle", data: { phase: "end" } }, { sessionKey: req.sessionKey, seq: TERMINAL_SEQ, final: final as never }),
-        );
-      },
-      { maxConcurrent: 1 },
-    );
+    const end = (req: Pick<RunRequest, "runId" | "sessionKey" | "edgeId">) => {
+      const final = { runId: req.runId, sessionKey: req.sessionKey, agentId: "", state: "done", edgeId: req.edgeId, createdAt: 0, updatedAt: 0 };
+      inner.publish(
+        subjects.runEvents(req.edgeId, req.runId),
+        encodeAgentEvent({ runId: req.runId, stream: "lifecycle", data: { phase: "end" } }, { sessionKey: req.sessionKey, seq: TERMINAL_SEQ, final: final as never }),
+      );
+    };
+    queue.consume(async (req: RunRequest) => void setTimeout(() => end(req), 10), { maxConcurrent: 1 });
+    // The edge's own runs have one subscription for its lifetime.
+    expect(calls).toEqual([`subscribe ${subjects.runEvents("e", "*")}`]);
+    calls.length = 0;
 
-    await client.run({ message: "x", sessionKey: "t:5", runId: "run-one-write" }, {});
-    order.push("answered");
+    expect(await client.run({ message: "x", sessionKey: "t:5", runId: "run-here" }, {})).toMatchObject({ state: "done" });
     await new Promise((resolve) => setImmediate(resolve));
-    expect(order).toEqual(["subscribe", "dispatch", "flush", "answered", "unsubscribe"]);
+    expect(calls).toEqual([]);
+
+    // A run another edge started: agent.wait subscribes to it, and lets go after the answer.
+    await registry.create({ runId: "run-there", sessionKey: "t:6", agentId: "", state: "running", edgeId: "other", createdAt: 0, updatedAt: Date.now() });
+    await registry.heartbeat("run-there", "runner-elsewhere");
+    const waited = client.wait("run-there", 5_000);
+    await waitFor(() => (calls.length > 0 ? true : undefined), { timeoutMs: 2_000, what: "the wait's subscription" });
+    end({ runId: "run-there", sessionKey: "t:6", edgeId: "other" });
+    expect(await waited).toMatchObject({ state: "done" });
+    const there = subjects.runEvents("*", "run-there");
+    expect(calls).toEqual([`subscribe ${there}`]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toEqual([`subscribe ${there}`, `unsubscribe ${there}`]);
   });
 });

@@ -82,14 +82,14 @@ export class RunClient {
       nonce,
     };
     const maxWaitMs = (params.timeoutSeconds ?? this.deps.defaultTimeoutSeconds) * 1000 + QUEUE_GRACE_MS;
-    // Subscribing to the run's events, registering it and dispatching it all go out at once:
-    // the dispatch follows the subscription on the same bus connection, and a runner runs the
+    // Registering the run and dispatching it go out at once; the run's events come on this
+    // edge's own run subject, subscribed since start-up (RunEventRouter). A runner runs the
     // request only once it finds the registration with this nonce (a request whose runId was
     // taken is never run). The follower hears events only once the runId is ours, so a
     // duplicate runId never sees the other run's events.
-    // Subscribed before the run exists, this edge hears every event of it: the registry is read
+    // Listening before the run exists, this edge hears every event of it: the registry is read
     // only if events stop (the runner-death check), not on the way in.
-    const follow = { flush: false, readRegistryFirst: false };
+    const follow = { flush: false, readRegistryFirst: false, startedBy: this.deps.edgeId };
     const final = await this.awaitEnd(runId, follower, maxWaitMs, follow, async (admit, finished) => {
       const created = this.deps.registry.create(record);
       const submitted = this.deps.queue.submit(request);
@@ -113,7 +113,7 @@ export class RunClient {
     if (record === null) throw new GatewayError("NOT_FOUND", `unknown run: ${runId}`);
     if (isFinal(record.state)) return record;
     // The run may end between the read above and the subscription: read again at once.
-    const follow = { flush: true, readRegistryFirst: true };
+    const follow = { flush: true, readRegistryFirst: true, startedBy: record.edgeId };
     return this.awaitEnd(runId, follower, timeoutMs, follow, async (admit) => admit());
   }
 
@@ -131,7 +131,7 @@ export class RunClient {
     runId: string,
     follower: RunFollower,
     timeoutMs: number,
-    follow: { flush: boolean; readRegistryFirst: boolean },
+    follow: { flush: boolean; readRegistryFirst: boolean; startedBy: string },
     afterFollow: (admit: () => void, finished: (final: RunRecord) => void) => Promise<void>,
   ): Promise<RunRecord | null> {
     let wake: (() => void) | undefined;
@@ -165,7 +165,7 @@ export class RunClient {
     // joins the subscription in one write to the bus.
     const unfollow = follow.flush
       ? await this.deps.router.follow(runId, routed, follow)
-      : this.deps.router.followNow(runId, routed);
+      : this.deps.router.followNow(runId, routed, follow.startedBy);
     try {
       const admit = () => {
         admitted = true;
@@ -226,7 +226,7 @@ export class RunClient {
   private async end(record: RunRecord, code: "UNAVAILABLE" | "TIMEOUT", message: string): Promise<RunRecord> {
     const final = await this.deps.registry.finish(record, { error: { code, message } });
     this.deps.bus.publish(
-      this.deps.subjects.runEvents(record.runId),
+      this.deps.subjects.runEvents(record.edgeId, record.runId),
       encodeAgentEvent(
         { runId: record.runId, stream: "lifecycle", data: { phase: "error", error: message, code } },
         { sessionKey: record.sessionKey, seq: TERMINAL_SEQ, final },

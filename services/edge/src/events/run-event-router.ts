@@ -22,17 +22,22 @@ const SWEEP_MS = 30_000;
 const IDLE_FORGET_MS = 60_000;
 
 /**
- * Routes `agent` events from the bus to this edge's sockets (DESIGN §6). A run someone here
- * follows has its own subscription (`run.<id>.events`); while the edge holds a control
- * connection it also listens to every run (`run.*.events`). An event can thus arrive twice:
- * the per-run seq drops the copy, so each socket sees each event once and in order.
+ * Routes `agent` events from the bus to this edge's sockets (DESIGN §6). Run subjects name the
+ * edge that started the run (`run.<edge>.<run>.events`): the edge listens to its own runs with
+ * one subscription for its lifetime, so starting a run costs no subscribe and no unsubscribe on
+ * the bus. A run started elsewhere that someone here follows (`agent.wait`) gets a subscription
+ * of its own (`run.*.<run>.events`); while the edge holds a control connection it also listens
+ * to every run (`run.*.*.events`). An event can thus arrive twice: the per-run seq drops the
+ * copy, so each socket sees each event once and in order.
  */
 export class RunEventRouter {
   private readonly runs = new Map<string, RunState>();
   private wildcard: Unsubscribe | undefined;
+  private readonly ownRuns: Unsubscribe;
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly deps: { bus: Bus; subjects: Subjects; hub: EventHub; logger: Logger }) {
+  constructor(private readonly deps: { bus: Bus; subjects: Subjects; hub: EventHub; logger: Logger; edgeId: string }) {
+    this.ownRuns = deps.bus.subscribe(deps.subjects.runEvents(deps.edgeId, "*"), (data) => this.onEvent(data));
     deps.hub.onTargetsChanged(() => this.updateWildcard());
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
     this.sweeper.unref();
@@ -44,21 +49,27 @@ export class RunEventRouter {
    * this process's bus connection (dispatching the run): the bus handles one connection's
    * messages in order, so the subscription is in place before the run can start.
    */
-  async follow(runId: string, follower: RunFollower, opts: { flush?: boolean } = {}): Promise<() => void> {
-    const unfollow = this.followNow(runId, follower);
+  async follow(
+    runId: string,
+    follower: RunFollower,
+    opts: { flush?: boolean; startedBy?: string } = {},
+  ): Promise<() => void> {
+    const unfollow = this.followNow(runId, follower, opts.startedBy);
     if (opts.flush !== false) await this.deps.bus.flush();
     return unfollow;
   }
 
   /**
-   * `follow` without waiting at all: the subscription is queued on the bus connection, so a
-   * message the caller sends in the same turn (the run's dispatch) leaves after it, in the same
-   * write.
+   * `follow` without waiting at all. A run this edge started (`startedBy` is this edge) needs no
+   * subscription of its own; any other gets one, queued on the bus connection, so a message the
+   * caller sends in the same turn leaves after it.
    */
-  followNow(runId: string, follower: RunFollower): () => void {
+  followNow(runId: string, follower: RunFollower, startedBy?: string): () => void {
     const state = this.state(runId);
     state.followers.add(follower);
-    state.sub ??= this.deps.bus.subscribe(this.deps.subjects.runEvents(runId), (data) => this.onEvent(data));
+    if (startedBy !== this.deps.edgeId) {
+      state.sub ??= this.deps.bus.subscribe(this.deps.subjects.runEvents("*", runId), (data) => this.onEvent(data));
+    }
     return () => {
       state.followers.delete(follower);
       if (state.followers.size === 0) {
@@ -85,6 +96,7 @@ export class RunEventRouter {
 
   close(): void {
     clearInterval(this.sweeper);
+    this.ownRuns();
     this.wildcard?.();
     this.wildcard = undefined;
     for (const state of this.runs.values()) state.sub?.();
@@ -103,7 +115,7 @@ export class RunEventRouter {
   private updateWildcard(): void {
     const wanted = this.deps.hub.hasControl();
     if (wanted && this.wildcard === undefined) {
-      this.wildcard = this.deps.bus.subscribe(this.deps.subjects.runEvents("*"), (data) => this.onEvent(data));
+      this.wildcard = this.deps.bus.subscribe(this.deps.subjects.runEvents("*", "*"), (data) => this.onEvent(data));
     } else if (!wanted && this.wildcard !== undefined) {
       this.wildcard();
       this.wildcard = undefined;
