@@ -47,7 +47,7 @@ export class InProcessRunQueue implements RunQueue {
       const request = this.pending.shift()!;
       // A freed slot may take the next queued run: pump only once the slot is released
       // (pumping from inside the handler's own finally ran before the release and found no room).
-      runInSlot(consumer.slots, consumer.handler, request, () => this.pump());
+      runInSlot(consumer.slots, consumer.handler, request, { released: () => this.pump() });
     }
   }
 

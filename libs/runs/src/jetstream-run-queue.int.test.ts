@@ -5,6 +5,7 @@ import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JetStreamRunQueue } from "./jetstream-run-queue.js";
 import { describeRunQueueContract, expectGatewayError, runRequest, ScriptedRunner } from "./run-queue.contract.js";
+import type { RunConsumer, RunHandler } from "./run-queue.js";
 
 let nats: NatsServerHandle;
 let counter = 0;
@@ -161,4 +162,76 @@ describe("JetStreamRunQueue submits", () => {
       await nc.close();
     }
   });
+});
+
+describe("JetStreamRunQueue hand-over before and after a run is taken (ack wait 1 s)", () => {
+  const ACK_WAIT_MS = 1_000;
+  /** A runner that holds every run it is given, until released, and never says it has taken one. */
+  const holding = () => {
+    const got: string[] = [];
+    const open: Array<() => void> = [];
+    const handler: RunHandler = (request) => {
+      got.push(request.runId);
+      return new Promise<void>((resolve) => open.push(resolve));
+    };
+    return { got, handler, release: () => open.splice(0).forEach((resolve) => resolve()) };
+  };
+
+  it("gives a run whose runner vanished before taking it to another runner", async () => {
+    const prefix = uniquePrefix();
+    const [edgeNc, goneNc, stayNc] = await Promise.all([connectTo(nats), connectTo(nats), connectTo(nats)]);
+    const gone = holding();
+    const stay = new ScriptedRunner();
+    const goneConsumer = new JetStreamRunQueue(goneNc, { prefix, ackWaitMs: ACK_WAIT_MS }).consume(gone.handler, { maxConcurrent: 1 });
+    const edge = new JetStreamRunQueue(edgeNc, { prefix, ackWaitMs: ACK_WAIT_MS });
+    try {
+      await edge.submit(runRequest("untaken-1"));
+      await waitFor(() => (gone.got.length === 1 ? true : undefined), { timeoutMs: 10_000, what: "untaken-1 at the first runner" });
+      // Dies before its claim: nothing acknowledged the run.
+      await goneNc.close();
+      const consumer = new JetStreamRunQueue(stayNc, { prefix, ackWaitMs: ACK_WAIT_MS }).consume(stay.handler, { maxConcurrent: 1 });
+      await waitFor(() => (stay.taken.includes("untaken-1") ? true : undefined), { timeoutMs: 10_000, what: "untaken-1 handed over" });
+      stay.finishAll();
+      await consumer.stop();
+    } finally {
+      stay.finishAll();
+      gone.release();
+      await goneConsumer.stop();
+      await Promise.all([edgeNc.close(), stayNc.close()]);
+    }
+  }, 30_000);
+
+  it("never hands out again a run that was taken, nor one whose live runner is slow to take it", async () => {
+    const prefix = uniquePrefix();
+    const [edgeNc, aNc, bNc] = await Promise.all([connectTo(nats), connectTo(nats), connectTo(nats)]);
+    const taker = new ScriptedRunner();
+    const slow = holding();
+    const other = new ScriptedRunner();
+    const edge = new JetStreamRunQueue(edgeNc, { prefix, ackWaitMs: ACK_WAIT_MS });
+    const takerConsumer = new JetStreamRunQueue(aNc, { prefix, ackWaitMs: ACK_WAIT_MS }).consume(taker.handler, { maxConcurrent: 1 });
+    let slowConsumer: RunConsumer | undefined;
+    try {
+      await edge.submit(runRequest("taken-1"));
+      await waitFor(() => (taker.taken.length === 1 ? true : undefined), { timeoutMs: 10_000, what: "taken-1" });
+      slowConsumer = new JetStreamRunQueue(bNc, { prefix, ackWaitMs: ACK_WAIT_MS }).consume(slow.handler, { maxConcurrent: 1 });
+      await edge.submit(runRequest("slow-1"));
+      await waitFor(() => (slow.got.length === 1 ? true : undefined), { timeoutMs: 10_000, what: "slow-1 at the slow runner" });
+      // taken-1 was acknowledged when taken; slow-1 a third of the ack wait in, while its runner lives.
+      await aNc.close();
+      const otherNc = await connectTo(nats);
+      const otherConsumer = new JetStreamRunQueue(otherNc, { prefix, ackWaitMs: ACK_WAIT_MS }).consume(other.handler, { maxConcurrent: 4 });
+      await new Promise((resolve) => setTimeout(resolve, 3 * ACK_WAIT_MS));
+      expect(other.taken).toEqual([]);
+      expect(slow.got).toEqual(["slow-1"]);
+      other.finishAll();
+      await otherConsumer.stop();
+      await otherNc.close();
+    } finally {
+      taker.finishAll();
+      other.finishAll();
+      slow.release();
+      await Promise.all([takerConsumer.stop(), slowConsumer?.stop()]);
+      await Promise.all([edgeNc.close(), bNc.close()]);
+    }
+  }, 30_000);
 });

@@ -18,9 +18,16 @@ export interface JetStreamRunQueueOptions {
   prefix: string;
   /** Durable consumer name: runners in one group share the queue. */
   group?: string;
+  /**
+   * How long a run handed to a runner that has not taken it yet waits before JetStream hands it
+   * to another (default 30 s; fixed when the consumer is first created).
+   */
+  ackWaitMs?: number;
 }
 
 const PULL_EXPIRES_MS = 5_000;
+/** Unacknowledged this long, a run goes to another runner (JetStream's ack wait). */
+const DEFAULT_ACK_WAIT_MS = 30_000;
 /** How long a submit waits for the stream's acknowledgement. */
 const PUBLISH_TIMEOUT_MS = 5_000;
 
@@ -48,6 +55,7 @@ export class JetStreamRunQueue implements RunQueue {
   private readonly subject: string;
   private readonly stream: string;
   private readonly group: string;
+  private readonly ackWaitMs: number;
   private ready: Promise<void> | undefined;
   private isReady = false;
   private closed = false;
@@ -61,6 +69,7 @@ export class JetStreamRunQueue implements RunQueue {
     this.subject = `${opts.prefix}.runs.queue`;
     this.stream = `${opts.prefix.replace(/[^A-Za-z0-9_-]/g, "_")}_runs`;
     this.group = opts.group ?? "runners";
+    this.ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
   }
 
   /** Creates the stream and consumer once (idempotent across processes). */
@@ -83,7 +92,7 @@ export class JetStreamRunQueue implements RunQueue {
       await jsm.consumers.add(this.stream, {
         durable_name: this.group,
         ack_policy: AckPolicy.Explicit,
-        ack_wait: 30 * 1_000_000_000,
+        ack_wait: this.ackWaitMs * 1_000_000,
         max_ack_pending: -1,
       });
     })();
@@ -125,17 +134,24 @@ export class JetStreamRunQueue implements RunQueue {
         if (stopped) break;
         batch = await consumer.fetch({ max_messages: slots.free, expires: PULL_EXPIRES_MS });
         for await (const msg of batch) {
-          // Taken means taken: a runner that dies later is caught by the heartbeat, not redelivery.
-          // Acknowledged after this turn, so the run's first writes (its claim, its model
-          // request) leave before the ack instead of queueing behind it.
-          setImmediate(() => msg.ack());
           let request: RunRequest;
           try {
             request = RunRequest.decode(msg.data);
           } catch {
+            msg.term();
             continue;
           }
-          runInSlot(slots, handler, request);
+          // Acknowledged when the runner has taken the run (its claim), so the ack leaves with
+          // the run's first event in one write, and a runner that dies before its claim leaves
+          // the run to another after the ack wait. Taken means taken: a runner that dies later
+          // is caught by the heartbeat, not redelivery. A claim slower than a third of the ack
+          // wait is acked anyway, so a live runner's run is never handed out twice.
+          const ack = () => {
+            clearTimeout(latest);
+            msg.ack();
+          };
+          const latest = setTimeout(ack, this.ackWaitMs / 3);
+          runInSlot(slots, handler, request, { taken: ack });
         }
       }
     };

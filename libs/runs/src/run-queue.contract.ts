@@ -50,8 +50,10 @@ export class ScriptedRunner {
   peak = 0;
   private readonly open = new Map<string, () => void>();
 
-  readonly handler: RunHandler = (request) =>
+  /** Takes each run at once, as a runner whose claim succeeds at once. */
+  readonly handler: RunHandler = (request, taken) =>
     new Promise<void>((resolve) => {
+      taken();
       this.taken.push(request.runId);
       this.open.set(request.runId, resolve);
       this.peak = Math.max(this.peak, this.open.size);
@@ -166,9 +168,9 @@ export function describeRunQueueContract(
       };
       const seen: string[] = [];
       const consumer = pair.queue.consume(
-        (req) => {
+        (req, taken) => {
           seen.push(req.runId);
-          return failing(req);
+          return failing(req, taken);
         },
         { maxConcurrent: 1 },
       );

@@ -3,8 +3,9 @@ import type { RunRequest } from "@gw/contracts";
 /**
  * The run dispatch port. Edges submit; runners consume, each holding at most
  * `maxConcurrent` runs, so a busy runner leaves queued work to the others. A run is
- * acknowledged when a runner takes it: it is never handed out twice (a runner that dies
- * afterwards is detected through the run registry's heartbeat instead).
+ * acknowledged when its runner says it has taken it (claimed it in the run registry): from then
+ * on it is never handed out again (a runner that dies afterwards is detected through the run
+ * registry's heartbeat instead). A runner that dies before taking it leaves it to another.
  * Implemented by a JetStream work queue (distributed) and in process (embedded); both
  * pass src/run-queue.contract.ts.
  */
@@ -14,8 +15,12 @@ export interface RunQueue {
   close(): Promise<void>;
 }
 
-/** Owns the run until the promise settles; the slot is then free for the next run. */
-export type RunHandler = (request: RunRequest) => Promise<void>;
+/**
+ * Owns the run until the promise settles; the slot is then free for the next run. The handler
+ * calls `taken()` once the run is its own or known not to be runnable; one that settles without
+ * calling it has taken the run then. Calling it again does nothing.
+ */
+export type RunHandler = (request: RunRequest, taken: () => void) => Promise<void>;
 
 export interface RunConsumer {
   /** Runs in hand right now. */
@@ -65,14 +70,27 @@ export class Slots {
 
 /**
  * Runs `handler` in a slot; a failing handler is the handler's own business (it logs).
- * `released` runs once the slot is free again.
+ * `taken` runs once, when the handler says so or when it settles; `released` once the slot is
+ * free again.
  */
-export function runInSlot(slots: Slots, handler: RunHandler, request: RunRequest, released?: () => void): void {
+export function runInSlot(
+  slots: Slots,
+  handler: RunHandler,
+  request: RunRequest,
+  hooks: { taken?: () => void; released?: () => void } = {},
+): void {
+  let isTaken = false;
+  const taken = () => {
+    if (isTaken) return;
+    isTaken = true;
+    hooks.taken?.();
+  };
   slots.take();
-  void handler(request)
+  void handler(request, taken)
     .catch(() => undefined)
     .finally(() => {
+      taken();
       slots.release();
-      released?.();
+      hooks.released?.();
     });
 }

@@ -68,8 +68,8 @@ export function startRunner(deps: RunnerDeps): Runner {
     }),
   ];
   const consumer = deps.queue.consume(
-    (request) =>
-      executeRun(executor, request).catch((err: unknown) => logger.error({ err, runId: request.runId }, "run could not start")),
+    (request, taken) =>
+      executeRun(executor, request, taken).catch((err: unknown) => logger.error({ err, runId: request.runId }, "run could not start")),
     { maxConcurrent: config.runner.maxConcurrentRuns },
   );
   return {

@@ -144,9 +144,13 @@ function confirmClaim(
   controller: AbortController,
   events: RunEventPublisher,
   log: Logger,
+  taken: () => void,
 ): Promise<Claim | null> {
   return deps.registry.beginClaim(req.runId, deps.runnerId, req.nonce || undefined).then(
     (claim) => {
+      // Ours or not runnable, either way settled: the queue may let go of the request. Called
+      // before the held events are released, so the ack leaves in the same write as they do.
+      taken();
       if (claim === null) {
         // already finished (timed out at the edge, or aborted) or expired
         controller.abort(new RunNotOurs());
@@ -164,13 +168,16 @@ function confirmClaim(
   );
 }
 
-/** One run on this runner: claim, heartbeat, execute, record the outcome, then the terminal event. */
-export async function executeRun(deps: ExecutorDeps, req: RunRequest): Promise<void> {
+/**
+ * One run on this runner: claim, heartbeat, execute, record the outcome, then the terminal event.
+ * `taken` tells the run queue the claim has settled (the run queue's RunHandler).
+ */
+export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () => void = () => undefined): Promise<void> {
   const log = deps.logger.child({ runId: req.runId });
   const controller = new AbortController();
   deps.active.set(req.runId, controller);
   const events = new RunEventPublisher(deps.bus, deps.subjects, req, { held: true });
-  const confirmed = confirmClaim(deps, req, controller, events, log);
+  const confirmed = confirmClaim(deps, req, controller, events, log, taken);
   const seconds = Math.min(req.timeoutSeconds || deps.settings.defaultTimeoutSeconds, deps.settings.maxTimeoutSeconds);
   const timer = setTimeout(() => controller.abort(new RunTimedOut(seconds)), seconds * 1000);
   let beat: NodeJS.Timeout | undefined;
