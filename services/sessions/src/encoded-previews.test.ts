@@ -83,4 +83,19 @@ describe("EncodedPreviews", () => {
     expect(previews.size.answers).toBe(3);
     expect(previews.size.bytes).toBeLessThanOrEqual(10_000);
   });
+
+  it("evicts the answer used least recently, whatever order they were made in", () => {
+    const previews = new EncodedPreviews({ answers: 3, bytes: 100_000 });
+    const tails = { a: [entry("a")], b: [entry("b")], c: [entry("c")], d: [entry("d")] };
+    for (const key of ["a", "b", "c"] as const) previews.encode(20, meta({ key: `web:${key}` }), tails[key]);
+    previews.encode(20, meta({ key: "web:a" }), tails.a);
+    previews.encode(5, meta({ key: "web:b" }), tails.b);
+    // Made first but used last, "a" stays; "b" at limit 20 is now the least recently used.
+    expect(previews.holds("web:b", 20)).toBe(false);
+    expect(["web:a", "web:c"].map((key) => previews.holds(key, 20))).toEqual([true, true]);
+    expect(previews.holds("web:b", 5)).toBe(true);
+    previews.encode(20, meta({ key: "web:d" }), tails.d);
+    expect(previews.holds("web:c", 20)).toBe(false);
+    expect(previews.size.answers).toBe(3);
+  });
 });

@@ -3,11 +3,14 @@ import { toEntry, toSummary } from "./convert.js";
 import type { SessionMeta, StoredEntry } from "./model.js";
 
 interface Answer {
+  limit: number;
   /** The summary's fields as they were when the bytes were made. */
   summary: SessionSummary;
   /** The very entry objects the bytes were made from (stored entries are never changed in place). */
   entries: StoredEntry[];
   bytes: Uint8Array;
+  /** When it was last handed out (a counter), for evicting the least recently used. */
+  used: number;
 }
 
 export interface EncodedPreviewLimits {
@@ -33,44 +36,69 @@ const sameEntries = (a: StoredEntry[], b: StoredEntry[]) => a.length === b.lengt
  * a changed session is re-encoded, never served stale. Bounded LRU by answers and bytes.
  */
 export class EncodedPreviews {
-  private readonly answers = new Map<string, Answer>();
+  /**
+   * By session key, then by limit. Keyed by the stored key string itself (its hash is computed
+   * once) and stamped on use, so a hit builds no string and moves no map entry.
+   */
+  private readonly answers = new Map<string, Answer[]>();
+  private count = 0;
   private bytes = 0;
+  private clock = 0;
 
   constructor(private readonly limits: EncodedPreviewLimits = { answers: 512, bytes: 16 * 2 ** 20 }) {}
 
   /** The encoded SessionsPreviewResponse, a copy the caller owns. */
   encode(limit: number, meta: SessionMeta, entries: StoredEntry[]): Uint8Array {
-    const id = `${limit}:${meta.key}`;
-    const hit = this.answers.get(id);
+    const forKey = this.answers.get(meta.key);
+    const hit = forKey?.find((a) => a.limit === limit);
     if (hit && sameSummary(hit.summary, meta) && sameEntries(hit.entries, entries)) {
-      this.answers.delete(id);
-      this.answers.set(id, hit);
+      hit.used = ++this.clock;
       return hit.bytes.slice();
     }
     const summary = toSummary(meta);
     const viewJson = Buffer.from(JSON.stringify(sessionPreviewView(summary, entries.map(toEntry))), "utf8");
     const bytes = encodeMessage(RPC.sessionsPreview.response, { viewJson });
-    this.remember(id, { summary, entries, bytes });
+    if (hit) this.forget(meta.key, hit);
+    if (bytes.length <= this.limits.bytes / 4) this.remember(meta.key, { limit, summary, entries, bytes, used: ++this.clock });
     return bytes.slice();
   }
 
-  get size(): { answers: number; bytes: number } {
-    return { answers: this.answers.size, bytes: this.bytes };
+  /** Whether an answer for this key and limit is kept (whatever its freshness). */
+  holds(key: string, limit: number): boolean {
+    return this.answers.get(key)?.some((a) => a.limit === limit) ?? false;
   }
 
-  private remember(id: string, answer: Answer): void {
-    const old = this.answers.get(id);
-    if (old) {
-      this.answers.delete(id);
-      this.bytes -= old.bytes.length;
-    }
-    if (answer.bytes.length > this.limits.bytes / 4) return;
-    this.answers.set(id, answer);
+  get size(): { answers: number; bytes: number } {
+    return { answers: this.count, bytes: this.bytes };
+  }
+
+  private remember(key: string, answer: Answer): void {
+    const forKey = this.answers.get(key);
+    if (forKey) forKey.push(answer);
+    else this.answers.set(key, [answer]);
+    this.count++;
     this.bytes += answer.bytes.length;
-    for (const [oldest, { bytes }] of this.answers) {
-      if (this.answers.size <= this.limits.answers && this.bytes <= this.limits.bytes) break;
-      this.answers.delete(oldest);
-      this.bytes -= bytes.length;
+    while (this.count > this.limits.answers || this.bytes > this.limits.bytes) this.evictOldest();
+  }
+
+  private forget(key: string, answer: Answer): void {
+    const forKey = this.answers.get(key);
+    if (forKey === undefined) return;
+    const index = forKey.indexOf(answer);
+    if (index === -1) return;
+    forKey.splice(index, 1);
+    if (forKey.length === 0) this.answers.delete(key);
+    this.count--;
+    this.bytes -= answer.bytes.length;
+  }
+
+  /** Eviction scans every answer; it runs only when an insert goes over a bound. */
+  private evictOldest(): void {
+    let oldest: { key: string; answer: Answer } | undefined;
+    for (const [key, forKey] of this.answers) {
+      for (const answer of forKey) if (oldest === undefined || answer.used < oldest.answer.used) oldest = { key, answer };
     }
+    if (oldest === undefined) return;
+    this.forget(oldest.key, oldest.answer);
   }
 }
