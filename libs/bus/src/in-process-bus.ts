@@ -98,12 +98,25 @@ export class InProcessBus implements Bus {
         () => reject(new GatewayError("TIMEOUT", `no reply on ${subject} within ${opts.timeoutMs} ms`)),
         opts.timeoutMs,
       );
+      const fail = (err: unknown) => {
+        clearTimeout(timer);
+        reject(toCallerError(err, subject, this.onHandlerError));
+      };
+      const answer = (reply: Uint8Array) => {
+        clearTimeout(timer);
+        resolve(reply);
+      };
       // The handler runs on a later microtask, as a reply over a wire never comes synchronously.
       queueMicrotask(() => {
-        Promise.resolve()
-          .then(() => target.handler(copy, { subject, deadline }))
-          .then(resolve, (err: unknown) => reject(toCallerError(err, subject, this.onHandlerError)))
-          .finally(() => clearTimeout(timer));
+        let reply: Uint8Array | Promise<Uint8Array>;
+        try {
+          reply = target.handler(copy, { subject, deadline });
+        } catch (err) {
+          fail(err);
+          return;
+        }
+        if (reply instanceof Uint8Array) answer(reply);
+        else Promise.resolve(reply).then(answer, fail);
       });
     });
   }
