@@ -23,6 +23,7 @@ describe("defaults", () => {
       port: 18789,
       dataDir: "./data",
       trustedProxies: [],
+      allowedOrigins: [],
     });
     expect(config.gateway.auth).toEqual({
       allowLoopback: true,

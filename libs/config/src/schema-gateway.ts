@@ -48,6 +48,22 @@ const LimitsSchema = z
   })
   .prefault({});
 
+/**
+ * A browser origin (`https://app.example.org`, `http://localhost:5173`): scheme, host and
+ * port only, normalised the way browsers send it, so comparison is a string match.
+ */
+const browserOrigin = z
+  .string()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === "http:" || url.protocol === "https:") && url.origin === value.replace(/\/$/, "").toLowerCase();
+    } catch {
+      return false;
+    }
+  }, "expected a browser origin such as https://app.example.org (scheme, host and optional port; no path)")
+  .transform((value) => new URL(value).origin);
+
 export const GatewaySectionSchema = z
   .strictObject({
     bind: z.string().regex(/^\S+$/, "expected a host name or IP address").default("127.0.0.1"),
@@ -58,6 +74,8 @@ export const GatewaySectionSchema = z
     trustedProxies: z
       .array(z.string().refine(isIpOrCidr, "expected an IP address or CIDR range (e.g. 10.0.0.0/8)"))
       .default([]),
+    // Browser pages (by Origin) allowed to call the gateway; the edge's own pages always are.
+    allowedOrigins: z.array(browserOrigin).default([]),
     limits: LimitsSchema,
   })
   .prefault({})

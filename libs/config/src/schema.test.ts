@@ -146,6 +146,24 @@ describe("gateway", () => {
     ]);
   });
 
+  it("takes browser origins as scheme, host and port only", () => {
+    const ok = parseConfig(
+      `{ gateway: { allowedOrigins: ["https://app.example.org", "HTTP://LOCALHOST:5173", "https://x.example/"] } }`,
+      { env: {} },
+    );
+    expect(ok.gateway.allowedOrigins).toEqual(["https://app.example.org", "http://localhost:5173", "https://x.example"]);
+    const issues = issuesOf(
+      `{ gateway: { allowedOrigins: ["null", "*", "https://a.example/path", "ftp://a.example", "http://a.example:80"] } }`,
+    );
+    expect(issues.map((issue) => issue.path)).toEqual([
+      "gateway.allowedOrigins[0]",
+      "gateway.allowedOrigins[1]",
+      "gateway.allowedOrigins[2]",
+      "gateway.allowedOrigins[3]",
+      "gateway.allowedOrigins[4]",
+    ]);
+  });
+
   it("requires a proxy allow-list when trusted-proxy auth is on, and lowercases the header", () => {
     expect(issuesOf(`{ gateway: { auth: { trustedProxy: { enabled: true } } } }`)).toEqual([
       {

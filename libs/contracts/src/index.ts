@@ -41,6 +41,7 @@ export {
 export { RPC } from "./rpcs.js";
 export { GATEWAY_VERSION } from "./version.js";
 export * from "./wire/frames.js";
+export { exceedsJsonDepth, jsonDepthMessage, MAX_JSON_DEPTH, topLevelPrimitive } from "./wire/json-depth.js";
 export * from "./wire/methods.js";
 export * from "./wire/run-methods.js";
 export {

@@ -9,13 +9,16 @@ import type { FastStore } from "@gw/store";
 import Fastify from "fastify";
 import { WebSocketServer } from "ws";
 import { AuthGate } from "./auth/auth-gate.js";
-import { normalizeIp, TrustedProxies } from "./auth/client-address.js";
+import { normalizeIp, requestTarget, TrustedProxies } from "./auth/client-address.js";
 import { FailedAuthLimiter } from "./auth/failed-auth-limiter.js";
+import { OriginPolicy } from "./auth/origin-policy.js";
 import { EventHub } from "./events/event-hub.js";
 import { RunClient } from "./events/run-client.js";
 import { RunEventRouter } from "./events/run-event-router.js";
+import { registerOriginCheck } from "./http/browser-origin.js";
 import { registerChatCompletions } from "./http/chat-completions.js";
 import { sendHttpError } from "./http/errors.js";
+import { registerDepthLimitedJson } from "./http/json-body.js";
 import { registerRoutes } from "./http/routes.js";
 import { registerToolsInvoke } from "./http/tools-invoke.js";
 import { agentRunMethods } from "./methods/agent-runs.js";
@@ -76,6 +79,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   const { config, logger } = deps;
   const limits = config.gateway.limits;
   const trustedProxies = new TrustedProxies(config.gateway.trustedProxies);
+  const origins = new OriginPolicy(config.gateway.allowedOrigins);
   const limiter = new FailedAuthLimiter(
     deps.fastStore.counters,
     { max: limits.failedAuthMax, windowMs: limits.failedAuthWindowSeconds * 1000 },
@@ -134,6 +138,8 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
       throw new GatewayError("PAYLOAD_TOO_LARGE", `request body is larger than ${limits.maxBodyBytes} bytes`);
     }
   });
+  registerOriginCheck(app, origins);
+  registerDepthLimitedJson(app);
   const httpDeps = { ...busDeps, authGate, trustedProxies, isHealthy: deps.isHealthy };
   registerRoutes(app, httpDeps);
   registerChatCompletions(app, { ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
@@ -173,8 +179,8 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   // No closure made in here outlives the upgrade: a held connection must not keep its upgrade
   // request (headers, buffers) alive, which would cost more than the socket itself.
   const onUpgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = (request.url ?? "/").split("?")[0]!;
-    if (!WS_PATHS.has(path)) {
+    const target = requestTarget(request.url, request.headers);
+    if (!WS_PATHS.has(target.path)) {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
@@ -184,6 +190,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     const clientIp = trustedProxies.clientIp(request.socket.remoteAddress, request.headers);
     try {
       authGate.assertNotBlocked(clientIp);
+      origins.check(request.headers, target.authority);
       perIp.acquire(clientIp);
     } catch (err) {
       if (isGatewayError(err)) refuseUpgrade(socket, err);
@@ -198,6 +205,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     const upgrade: UpgradeInfo = {
       peerIp: normalizeIp(request.socket.remoteAddress),
       clientIp,
+      host: target.host,
       headers: request.headers,
     };
     wss.handleUpgrade(request, socket, head, (ws) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type AuthAttempt, type AuthSettings, authenticate, isLocalDirect } from "./authenticate.js";
-import { TrustedProxies } from "./client-address.js";
+import { parseHost, requestTarget, TrustedProxies } from "./client-address.js";
 
 function settings(over: Partial<AuthSettings> = {}): AuthSettings {
   return {
@@ -14,8 +14,11 @@ function settings(over: Partial<AuthSettings> = {}): AuthSettings {
   };
 }
 
-function attempt(over: Partial<AuthAttempt> = {}): AuthAttempt {
-  return { peerIp: "127.0.0.1", headers: { host: "127.0.0.1:18789" }, credential: undefined, ...over };
+/** An attempt whose host is decided from its headers (and target), as the edge does. */
+function attempt(over: Partial<Omit<AuthAttempt, "host">> & { target?: string } = {}): AuthAttempt {
+  const { target, ...rest } = over;
+  const base = { peerIp: "127.0.0.1", headers: { host: "127.0.0.1:18789" }, credential: undefined, ...rest };
+  return { ...base, host: requestTarget(target ?? "/", base.headers).host };
 }
 
 describe("loopback rule (SPEC §5)", () => {
@@ -35,6 +38,50 @@ describe("loopback rule (SPEC §5)", () => {
     for (const h of ["x-forwarded-for", "forwarded", "x-real-ip", "x-forwarded-host", "x-forwarded-proto"]) {
       expect(isLocalDirect(attempt({ headers: { host: "localhost", [h]: "1.2.3.4" } })), h).toBe(false);
     }
+  });
+
+  it.each([
+    "localhost:evil.com",
+    "localhost:80@evil.com",
+    "localhost.",
+    "localhost:99999",
+    "localhost:",
+    "127.0.0.1.evil.com",
+    "[::1].evil.com",
+    "localhost evil.com",
+    "localhost,evil.com",
+  ])("refuses the Host trick %s", (host) => {
+    expect(isLocalDirect(attempt({ headers: { host } }))).toBe(false);
+  });
+
+  it("lets an absolute-form request target decide the host", () => {
+    const headers = { host: "localhost" };
+    expect(isLocalDirect(attempt({ headers, target: "http://evil.com/api/tools/invoke" }))).toBe(false);
+    expect(isLocalDirect(attempt({ headers, target: "http://user@localhost/api" }))).toBe(false);
+    expect(isLocalDirect(attempt({ headers: { host: "evil.com" }, target: "http://localhost:18789/" }))).toBe(true);
+  });
+
+  it("never trusts a browser request as loopback", () => {
+    for (const [name, value] of [
+      ["origin", "https://evil.example"],
+      ["origin", "null"],
+      ["origin", "http://127.0.0.1:18789"],
+      ["sec-fetch-site", "cross-site"],
+    ] as const) {
+      expect(isLocalDirect(attempt({ headers: { host: "127.0.0.1:18789", [name]: value } })), name).toBe(false);
+    }
+    // Node's fetch sends Sec-Fetch-Mode too, and local tools use it: that alone is no browser.
+    expect(isLocalDirect(attempt({ headers: { host: "127.0.0.1:18789", "sec-fetch-mode": "cors" } }))).toBe(true);
+  });
+
+  it("parses hosts strictly: a name or address and an optional numeric port", () => {
+    expect(parseHost("LocalHost:18789")).toBe("localhost");
+    expect(parseHost("[::1]:80")).toBe("::1");
+    expect(parseHost("::1")).toBe("::1");
+    expect(parseHost("[::1")).toBeUndefined();
+    expect(parseHost("[evil]:80")).toBeUndefined();
+    expect(parseHost("a:b:c")).toBeUndefined();
+    expect(parseHost("")).toBeUndefined();
   });
 
   it("authenticates a local client without credentials, unless loopback trust is off", () => {

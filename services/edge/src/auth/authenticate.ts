@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import {
   type HeaderBag,
   hasForwardingHeaders,
-  hostName,
+  isBrowserRequest,
   isLoopbackIp,
   type TrustedProxies,
 } from "./client-address.js";
@@ -22,6 +22,8 @@ export interface AuthSettings {
 export interface AuthAttempt {
   /** Socket peer address, normalised. */
   peerIp: string;
+  /** The host the request was sent to (absolute-form target, else Host), already parsed. */
+  host: string | undefined;
   headers: HeaderBag;
   /** The secret presented (bearer header, or `auth.token`/`auth.password` in `connect`). */
   credential: string | undefined;
@@ -47,14 +49,18 @@ function singleHeader(headers: HeaderBag, name: string): string | undefined {
   return first?.trim() || undefined;
 }
 
-/** SPEC §5 loopback: peer is loopback, Host is local, and nothing was forwarded. */
+/**
+ * SPEC §5 loopback: peer is loopback, the request was sent to a loopback name, and nothing was
+ * forwarded. Stricter than SPEC in one way (docs/decisions.md): a browser request (it carries
+ * `Origin` or `Sec-Fetch-*`) is never local, since any web page can make one to 127.0.0.1.
+ */
 export function isLocalDirect(attempt: AuthAttempt): boolean {
-  const host = hostName(attempt.headers);
   return (
     isLoopbackIp(attempt.peerIp) &&
-    host !== undefined &&
-    LOCAL_HOSTS.has(host) &&
-    !hasForwardingHeaders(attempt.headers)
+    attempt.host !== undefined &&
+    LOCAL_HOSTS.has(attempt.host) &&
+    !hasForwardingHeaders(attempt.headers) &&
+    !isBrowserRequest(attempt.headers)
   );
 }
 

@@ -35,14 +35,67 @@ export function hasForwardingHeaders(headers: HeaderBag): boolean {
   return FORWARDING_HEADERS.some((name) => headers[name] !== undefined);
 }
 
-/** Host header without its port: `localhost:18789` -> `localhost`, `[::1]:80` -> `::1`. */
-export function hostName(headers: HeaderBag): string | undefined {
-  const host = headerValue(headers, "host")?.trim().toLowerCase();
+/**
+ * Headers only browsers send (pages cannot remove them): `Origin` on every WebSocket upgrade
+ * and cross-origin request, `Sec-Fetch-Site` on every request of a modern browser. Not
+ * `Sec-Fetch-Mode`: Node's own fetch sends that one, and local tools use it.
+ */
+const BROWSER_HEADERS = ["origin", "sec-fetch-site"] as const;
+
+export function isBrowserRequest(headers: HeaderBag): boolean {
+  return BROWSER_HEADERS.some((name) => headers[name] !== undefined);
+}
+
+/**
+ * `name[:port]` where name is a DNS name or IPv4 address, `[ipv6][:port]`, or a bare IPv6
+ * literal; the port, when present, is 1-5 digits. Anything else (`localhost:evil.com`,
+ * `localhost:80@evil.com`, `a b`) is not a host at all.
+ */
+const HOST_WITH_PORT = /^(?:\[([0-9a-f:.]+)\]|([a-z0-9._-]+))(?::(\d{1,5}))?$/;
+
+/** The host name of a Host header value or URL authority, lowercased and without its port. */
+export function parseHost(value: string | undefined): string | undefined {
+  const host = value?.trim().toLowerCase();
   if (!host) return undefined;
-  if (host.startsWith("[")) return host.slice(1, host.indexOf("]") === -1 ? undefined : host.indexOf("]"));
   if (isIP(host) === 6) return host;
-  const colon = host.lastIndexOf(":");
-  return colon === -1 ? host : host.slice(0, colon);
+  const match = HOST_WITH_PORT.exec(host);
+  if (!match) return undefined;
+  if (match[3] !== undefined && Number(match[3]) > 65535) return undefined;
+  if (match[1] !== undefined) return isIP(match[1]) === 6 ? match[1] : undefined;
+  return match[2];
+}
+
+export interface RequestTarget {
+  /** The path without the query. */
+  path: string;
+  /** The host name the request was sent to, or undefined when there is none or it is malformed. */
+  host: string | undefined;
+  /** The same with its port as sent (`127.0.0.1:18789`), lowercased: what an Origin is compared to. */
+  authority: string | undefined;
+}
+
+/**
+ * Where a request was sent (RFC 9112 §3.2): an absolute-form target
+ * (`POST http://evil.example/api HTTP/1.1`) names the host itself and its Host header is
+ * ignored; otherwise the Host header names it.
+ */
+export function requestTarget(rawUrl: string | undefined, headers: HeaderBag): RequestTarget {
+  const url = rawUrl ?? "/";
+  if (url.startsWith("/")) {
+    const query = url.indexOf("?");
+    const authority = headerValue(headers, "host")?.trim().toLowerCase();
+    return { path: query === -1 ? url : url.slice(0, query), host: parseHost(authority), authority };
+  }
+  try {
+    const absolute = new URL(url);
+    // URL has already decoded the authority; userinfo in a request target is never valid.
+    if (absolute.username || absolute.password || !/^(?:https?|wss?):$/.test(absolute.protocol)) {
+      return { path: absolute.pathname, host: undefined, authority: undefined };
+    }
+    return { path: absolute.pathname, host: parseHost(absolute.host), authority: absolute.host };
+  } catch {
+    return { path: url, host: undefined, authority: undefined };
+  }
 }
 
 export class TrustedProxies {

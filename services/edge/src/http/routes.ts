@@ -3,7 +3,7 @@ import { RPC } from "@gw/contracts";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { TrustedProxies } from "../auth/client-address.js";
-import { normalizeIp } from "../auth/client-address.js";
+import { normalizeIp, requestTarget } from "../auth/client-address.js";
 import type { BusDeps } from "../methods/agents.js";
 import { bearerCredential } from "./bearer.js";
 
@@ -24,7 +24,12 @@ export function bearerAuth(deps: Pick<HttpDeps, "authGate" | "trustedProxies">) 
   return async (request: FastifyRequest) => {
     const peerIp = normalizeIp(request.socket.remoteAddress);
     request.principal = await deps.authGate.authorize(
-      { peerIp, headers: request.headers, credential: bearerCredential(request.headers.authorization) },
+      {
+        peerIp,
+        host: requestTarget(request.raw.url, request.headers).host,
+        headers: request.headers,
+        credential: bearerCredential(request.headers.authorization),
+      },
       deps.trustedProxies.clientIp(request.socket.remoteAddress, request.headers),
     );
   };

@@ -26,6 +26,8 @@ export interface ConnectionDeps {
 export interface UpgradeInfo {
   peerIp: string;
   clientIp: string;
+  /** The host the upgrade was sent to (absolute-form target, else Host), parsed. */
+  host: string | undefined;
   headers: HeaderBag;
 }
 
@@ -223,6 +225,7 @@ export class Connection implements EventTarget {
       const principal = await this.deps.authGate.authorize(
         {
           peerIp: upgrade.peerIp,
+          host: upgrade.host,
           headers: upgrade.headers,
           credential: params.auth?.token ?? params.auth?.password,
         },

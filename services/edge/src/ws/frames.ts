@@ -1,8 +1,11 @@
 import {
   type ErrorFrame,
   type EventFrame,
+  exceedsJsonDepth,
   type FrameId,
   GatewayError,
+  jsonDepthMessage,
+  topLevelPrimitive,
   isGatewayError,
   type RequestFrame,
   RequestFrameSchema,
@@ -40,6 +43,10 @@ export function parseRequestFrame(raw: Buffer): ParsedFrame {
     text = utf8.decode(raw);
   } catch {
     return { ok: false, id: null, error: new GatewayError("INVALID_REQUEST", "frame is not valid UTF-8") };
+  }
+  if (exceedsJsonDepth(text)) {
+    const id = echoableId(topLevelPrimitive(text, "id"));
+    return { ok: false, id, error: new GatewayError("INVALID_REQUEST", `frame ${jsonDepthMessage()}`) };
   }
   let value: unknown;
   try {
