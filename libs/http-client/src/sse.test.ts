@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ProviderError } from "./model-provider.js";
+import { HttpError } from "./http-error.js";
 import { readSse, type SseEvent } from "./sse.js";
 
 const encoder = new TextEncoder();
@@ -19,7 +19,7 @@ function body(parts: Uint8Array[], end: "close" | "error" | "stall" = "close"): 
 
 async function read(stream: ReadableStream<Uint8Array>, idleMs = 5_000): Promise<SseEvent[]> {
   const events: SseEvent[] = [];
-  for await (const event of readSse(stream, { provider: "test", idleMs, signal: new AbortController().signal })) {
+  for await (const event of readSse(stream, { name: "test", idleMs, signal: new AbortController().signal })) {
     events.push(event);
   }
   return events;
@@ -76,19 +76,56 @@ describe("readSse", () => {
     }
   });
 
+  it("accepts bare CR line endings, and all three mixed in one stream", async () => {
+    const bytes = encoder.encode(WIRE.replace(/\n/g, "\r"));
+    expect(await read(body([bytes]))).toEqual(EXPECTED);
+    for (let cut = 1; cut < bytes.length; cut += 5) {
+      expect(await read(body([bytes.subarray(0, cut), bytes.subarray(cut)])), `split at byte ${cut}`).toEqual(EXPECTED);
+    }
+    const mixed = "event: a\rdata: 1\r\ndata: 2\n\rdata: 3\r\r\ndata: 4\n\n";
+    expect(await read(body([encoder.encode(mixed)]))).toEqual([
+      { event: "a", data: "1\n2" },
+      { event: "message", data: "3" },
+      { event: "message", data: "4" },
+    ]);
+  });
+
+  it("treats a CR at the end of one read and an LF at the start of the next as one line end", async () => {
+    const parts = ["data: x\r", "\ndata: y\r", "\n\r", "\n"].map((p) => encoder.encode(p));
+    expect(await read(body(parts))).toEqual([{ event: "message", data: "x\ny" }]);
+  });
+
+  it("skips a leading byte-order mark and yields empty data", async () => {
+    expect(await read(body([encoder.encode("\uFEFFdata:\n\ndata: z\n\n")]))).toEqual([
+      { event: "message", data: "" },
+      { event: "message", data: "z" },
+    ]);
+  });
+
   it("yields a last event that has no blank line after it", async () => {
     expect(await read(body([encoder.encode("data: tail\n")]))).toEqual([{ event: "message", data: "tail" }]);
+    expect(await read(body([encoder.encode("data: tail")]))).toEqual([{ event: "message", data: "tail" }]);
+    expect(await read(body([encoder.encode("data: tail\r")]))).toEqual([{ event: "message", data: "tail" }]);
   });
 
   it("fails retryably when the connection drops mid-stream", async () => {
     const err = await failure(body([encoder.encode("data: 1\n\n")], "error"));
-    expect(err).toBeInstanceOf(ProviderError);
+    expect(err).toBeInstanceOf(HttpError);
     expect(err).toMatchObject({ retryable: true, message: expect.stringContaining("stream dropped") });
+  });
+
+  it("refuses an event larger than maxEventChars", async () => {
+    // It arrives in pieces, as a hostile stream would send it, so it has to be buffered.
+    const pieces = ["data: ", ...Array.from({ length: 10 }, () => "x".repeat(500)), "\n\n"].map((p) => encoder.encode(p));
+    const err = await (async () => {
+      for await (const _ of readSse(body(pieces), { name: "test", idleMs: 5_000, signal: new AbortController().signal, maxEventChars: 1_000 }));
+    })().catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: "HttpError", kind: "too_large", retryable: false });
   });
 
   it("fails retryably when the stream goes silent for idleMs", async () => {
     const err = await failure(body([encoder.encode("data: 1\n\n")], "stall"), 50);
-    expect(err).toBeInstanceOf(ProviderError);
+    expect(err).toBeInstanceOf(HttpError);
     expect(err).toMatchObject({ retryable: true, message: expect.stringContaining("stalled") });
   });
 });

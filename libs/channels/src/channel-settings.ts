@@ -1,0 +1,116 @@
+/**
+ * The settings each channel kind accepts (DESIGN §7), validated per account after the channel's
+ * keys and the account's own have been merged (channel-accounts.ts). Strict, so a misspelt key
+ * fails at start instead of silently doing nothing; a plugin that needs more keys extends its
+ * schema here, keeping every key DESIGN names.
+ */
+import { z } from "zod";
+
+const nonEmpty = (what: string) => z.string().trim().min(1, `${what} must not be empty`);
+
+const httpUrl = (what: string) =>
+  z
+    .string()
+    .refine((value) => isHttpUrl(value), `${what} must be an http(s) URL`)
+    .transform((value) => value.replace(/\/+$/, ""));
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+export const E164 = /^\+[1-9]\d{6,14}$/;
+
+/** Who may talk to the agent through a channel's inbound side (default "pairing"). */
+export const DmPolicySchema = z.enum(["pairing", "allowlist", "open", "disabled"]);
+export type DmPolicy = z.output<typeof DmPolicySchema>;
+
+/** Keys every kind accepts. */
+const common = {
+  dmPolicy: DmPolicySchema.default("pairing"),
+  /** Platform sender ids; phone numbers in E.164. */
+  allowFrom: z.array(nonEmpty("an allowFrom entry")).default([]),
+  /** The agent that answers inbound messages (default: agents.default). */
+  agent: nonEmpty("agent").optional(),
+};
+
+export const TelegramSettingsSchema = z.strictObject({
+  ...common,
+  botToken: nonEmpty("botToken"),
+  apiBaseUrl: httpUrl("apiBaseUrl").default("https://api.telegram.org"),
+  inbound: z.enum(["webhook", "polling", "off"]).optional(),
+  /** Checked against X-Telegram-Bot-Api-Secret-Token on inbound webhooks. */
+  webhookSecret: nonEmpty("webhookSecret").optional(),
+  groups: z.strictObject({ requireMention: z.boolean().default(true) }).optional(),
+});
+
+export const SlackSettingsSchema = z.strictObject({
+  ...common,
+  botToken: nonEmpty("botToken"),
+  signingSecret: nonEmpty("signingSecret").optional(),
+  apiBaseUrl: httpUrl("apiBaseUrl").default("https://slack.com/api"),
+});
+
+export const DiscordSettingsSchema = z.strictObject({
+  ...common,
+  botToken: nonEmpty("botToken"),
+  apiBaseUrl: httpUrl("apiBaseUrl").default("https://discord.com/api/v10"),
+  gatewayUrl: z
+    .string()
+    .refine((value) => /^wss?:\/\//.test(value), "gatewayUrl must be a ws(s) URL")
+    .default("wss://gateway.discord.gg"),
+});
+
+export const SignalSettingsSchema = z.strictObject({
+  ...common,
+  /** signal-cli-rest-api. */
+  bridgeUrl: httpUrl("bridgeUrl"),
+  /** The registered account that sends, in E.164. */
+  number: z.string().regex(E164, "number must be an E.164 phone number such as +15550001111"),
+});
+
+export const WhatsAppSettingsSchema = z.strictObject({
+  ...common,
+  accessToken: nonEmpty("accessToken"),
+  phoneNumberId: z.string().regex(/^\d+$/, "phoneNumberId must be the numeric id Meta assigned"),
+  apiBaseUrl: httpUrl("apiBaseUrl").default("https://graph.facebook.com/v21.0"),
+  /** Verifies X-Hub-Signature-256 on inbound webhooks. */
+  appSecret: nonEmpty("appSecret").optional(),
+  /** Answers the webhook verification handshake (hub.verify_token). */
+  verifyToken: nonEmpty("verifyToken").optional(),
+});
+
+export const IMessageSettingsSchema = z.strictObject({
+  ...common,
+  /** The BlueBubbles server. */
+  bridgeUrl: httpUrl("bridgeUrl"),
+  password: nonEmpty("password"),
+});
+
+export const CHANNEL_SETTINGS_SCHEMAS = {
+  telegram: TelegramSettingsSchema,
+  slack: SlackSettingsSchema,
+  discord: DiscordSettingsSchema,
+  signal: SignalSettingsSchema,
+  whatsapp: WhatsAppSettingsSchema,
+  imessage: IMessageSettingsSchema,
+} as const;
+
+export type ChannelKind = keyof typeof CHANNEL_SETTINGS_SCHEMAS;
+export const CHANNEL_KINDS = Object.keys(CHANNEL_SETTINGS_SCHEMAS) as ChannelKind[];
+
+export type TelegramSettings = z.output<typeof TelegramSettingsSchema>;
+export type SlackSettings = z.output<typeof SlackSettingsSchema>;
+export type DiscordSettings = z.output<typeof DiscordSettingsSchema>;
+export type SignalSettings = z.output<typeof SignalSettingsSchema>;
+export type WhatsAppSettings = z.output<typeof WhatsAppSettingsSchema>;
+export type IMessageSettings = z.output<typeof IMessageSettingsSchema>;
+export type ChannelSettings<K extends ChannelKind> = z.output<(typeof CHANNEL_SETTINGS_SCHEMAS)[K]>;
+
+export function isChannelKind(kind: string): kind is ChannelKind {
+  return Object.hasOwn(CHANNEL_SETTINGS_SCHEMAS, kind);
+}
