@@ -2,6 +2,7 @@ import { z } from "zod";
 import { splitModelRef } from "./model-ref.js";
 import { AgentsSectionSchema } from "./schema-agents.js";
 import { ChannelsSectionSchema } from "./schema-channels.js";
+import { DeliverySectionSchema } from "./schema-delivery.js";
 import { GatewaySectionSchema } from "./schema-gateway.js";
 import { HooksSectionSchema } from "./schema-hooks.js";
 import { NatsSectionSchema, OpsSectionSchema, RedisSectionSchema } from "./schema-infra.js";
@@ -21,6 +22,7 @@ export const GatewayConfigSchema = z
     models: ModelsSectionSchema,
     runner: RunnerSectionSchema,
     channels: ChannelsSectionSchema,
+    delivery: DeliverySectionSchema,
     nats: NatsSectionSchema,
     redis: RedisSectionSchema,
     ops: OpsSectionSchema,

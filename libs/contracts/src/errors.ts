@@ -93,6 +93,12 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCodeName, ErrorSpec>> = Objec
     httpType: "api_error",
     retryable: true,
   },
+  NOT_SUPPORTED: {
+    message: "not supported by this channel",
+    httpStatus: 400,
+    httpType: "invalid_request_error",
+    retryable: false,
+  },
 });
 
 export const ERROR_CODE_NAMES = Object.keys(ERROR_CATALOGUE) as ErrorCodeName[];

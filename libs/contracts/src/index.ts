@@ -2,6 +2,17 @@ export * from "./encode.js";
 export * from "./errors.js";
 export * from "./gen/gateway/v1/agents.pb.js";
 export { ErrorCode, RpcError, RpcReply } from "./gen/gateway/v1/common.pb.js";
+export {
+  ChannelAccountStatus,
+  ChannelStatus,
+  ChannelsStatusRequest,
+  ChannelsStatusResponse,
+  DeliveryEnqueueRequest,
+  DeliveryEnqueueResponse,
+  DeliveryPollRequest,
+  DeliveryReceipt,
+  DeliverySendRequest,
+} from "./gen/gateway/v1/delivery.pb.js";
 export { AuthBlocked, ClientEvent } from "./gen/gateway/v1/events.pb.js";
 export {
   RunAbort,
@@ -43,6 +54,7 @@ export { GATEWAY_VERSION } from "./version.js";
 export * from "./wire/frames.js";
 export { exceedsJsonDepth, jsonDepthMessage, MAX_JSON_DEPTH, topLevelPrimitive } from "./wire/json-depth.js";
 export * from "./wire/methods.js";
+export * from "./wire/delivery-methods.js";
 export * from "./wire/run-methods.js";
 export {
   type SessionMessageView,

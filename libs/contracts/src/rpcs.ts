@@ -4,6 +4,15 @@ import {
   AgentsListRequest,
   AgentsListResponse,
 } from "./gen/gateway/v1/agents.pb.js";
+import {
+  ChannelsStatusRequest,
+  ChannelsStatusResponse,
+  DeliveryEnqueueRequest,
+  DeliveryEnqueueResponse,
+  DeliveryPollRequest,
+  DeliveryReceipt,
+  DeliverySendRequest,
+} from "./gen/gateway/v1/delivery.pb.js";
 import { ToolsInvokeRequest, ToolsInvokeResponse } from "./gen/gateway/v1/runs.pb.js";
 import {
   AgentSummarizeRequest,
@@ -96,6 +105,30 @@ export const RPC = {
     method: "compact",
     request: SessionsCompactRequest,
     response: SessionsCompactResponse,
+  },
+  deliverySend: {
+    service: "delivery",
+    method: "send",
+    request: DeliverySendRequest,
+    response: DeliveryReceipt,
+  },
+  deliveryPoll: {
+    service: "delivery",
+    method: "poll",
+    request: DeliveryPollRequest,
+    response: DeliveryReceipt,
+  },
+  deliveryEnqueue: {
+    service: "delivery",
+    method: "enqueue",
+    request: DeliveryEnqueueRequest,
+    response: DeliveryEnqueueResponse,
+  },
+  channelsStatus: {
+    service: "delivery",
+    method: "channels.status",
+    request: ChannelsStatusRequest,
+    response: ChannelsStatusResponse,
   },
   /** Compaction's model summary; builtin models and failures answer errors, and compaction falls back. */
   agentSummarize: {

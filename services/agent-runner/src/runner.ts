@@ -8,6 +8,7 @@ import { AgentDirectory } from "./agent-directory.js";
 import { ProviderRegistry } from "./providers/provider-registry.js";
 import type { RetryPolicy } from "./providers/retrying-provider.js";
 import { RunAborted } from "./run/run-errors.js";
+import { AnswerDelivery } from "./run/answer-delivery.js";
 import { executeRun } from "./run/run-executor.js";
 import { SessionClient } from "./run/session-client.js";
 import { serveAgentSummarize } from "./summarize/agent-summarize-rpc.js";
@@ -40,7 +41,13 @@ export function startRunner(deps: RunnerDeps): Runner {
   const runnerId = deps.runnerId ?? randomUUID().slice(0, 8);
   const directory = new AgentDirectory(config.agents);
   const timeoutMs = config.gateway.limits.requestTimeoutMs;
-  const tools = new ToolRegistry(builtinTools({ config: config.runner.tools, sessions: { bus, subjects, timeoutMs } }));
+  const tools = new ToolRegistry(
+    builtinTools({
+      config: config.runner.tools,
+      sessions: { bus, subjects, timeoutMs },
+      delivery: { bus, subjects, timeoutMs: config.delivery.sendTimeoutMs + 1_000 },
+    }),
+  );
   const providers = new ProviderRegistry(config.models, { retry: deps.retry, secrets: collectSecrets(config) });
   const active = new Map<string, AbortController>();
   const logger = deps.logger.child({ runnerId });
@@ -54,6 +61,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     providers,
     tools,
     sessions: new SessionClient({ bus, subjects, timeoutMs, historyLimit: config.runner.historyLimit }),
+    delivery: new AnswerDelivery({ bus, subjects, timeoutMs }),
     logger,
     active,
   };

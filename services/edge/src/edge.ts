@@ -15,6 +15,7 @@ import { OriginPolicy } from "./auth/origin-policy.js";
 import { EventHub } from "./events/event-hub.js";
 import { RunClient } from "./events/run-client.js";
 import { RunEventRouter } from "./events/run-event-router.js";
+import { registerApiSend } from "./http/api-send.js";
 import { registerOriginCheck } from "./http/browser-origin.js";
 import { registerChatCompletions } from "./http/chat-completions.js";
 import { sendHttpError } from "./http/errors.js";
@@ -23,6 +24,7 @@ import { registerRoutes } from "./http/routes.js";
 import { registerToolsInvoke } from "./http/tools-invoke.js";
 import { agentRunMethods } from "./methods/agent-runs.js";
 import { agentMethods } from "./methods/agents.js";
+import { deliveryMethods } from "./methods/delivery.js";
 import { MethodRegistry } from "./methods/registry.js";
 import { sessionMethods } from "./methods/sessions.js";
 import { Connection, type ConnectionDeps, EdgeSocket, type UpgradeInfo } from "./ws/connection.js";
@@ -97,6 +99,9 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     limiter,
   );
   const busDeps = { bus: deps.bus, subjects: deps.subjects, requestTimeoutMs: limits.requestTimeoutMs };
+  // Delivery answers within delivery.sendTimeoutMs (it fails the send itself then); the extra
+  // second covers the bus hops, so the edge never times out a send that delivery finishes.
+  const sendTimeoutMs = config.delivery.sendTimeoutMs + 1_000;
   const events = new EventHub({ bus: deps.bus, subjects: deps.subjects, logger });
   const runEvents = new RunEventRouter({ bus: deps.bus, subjects: deps.subjects, hub: events, logger, edgeId: deps.edgeId });
   const runs = new RunClient({
@@ -112,6 +117,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     ...agentMethods(busDeps),
     ...agentRunMethods(runs),
     ...sessionMethods(busDeps),
+    ...deliveryMethods({ ...busDeps, sendTimeoutMs }),
   );
 
   const app = Fastify({
@@ -144,6 +150,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   registerRoutes(app, httpDeps);
   registerChatCompletions(app, { ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
   registerToolsInvoke(app, httpDeps);
+  registerApiSend(app, { ...httpDeps, sendTimeoutMs });
 
   // Our own `connections` set tracks the sockets, so ws keeps no second set (and no extra
   // close listener per socket).

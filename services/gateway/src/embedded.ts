@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
 import { startRunner } from "@gw/agent-runner";
 import { createSubjects, InProcessBus } from "@gw/bus";
+import { CHANNEL_PLUGINS, HttpClients, startDeliveryService } from "@gw/delivery";
 import type { GatewayConfig } from "@gw/config";
 import { GATEWAY_VERSION } from "@gw/contracts";
 import { type Edge, startEdge } from "@gw/edge";
@@ -40,6 +41,17 @@ export async function startEmbedded(deps: {
   const runner = startRunner({ config, bus, subjects, queue: runQueue, registry: runRegistry, logger });
   const sessionStore = await FileSessionRepository.open(join(resolve(config.gateway.dataDir), "sessions"));
   const sessions = startSessionsService({ config, bus, subjects, repo: sessionStore, logger });
+  const http = new HttpClients();
+  const delivery = await startDeliveryService({
+    config,
+    bus,
+    subjects,
+    fastStore,
+    durable,
+    plugins: CHANNEL_PLUGINS,
+    http: http.factory,
+    logger,
+  });
   const isHealthy = () =>
     bus.isHealthy() && fastStore.isHealthy() && durable.isHealthy() && sessionStore.isHealthy();
   const edge = await startEdge(
@@ -63,6 +75,8 @@ export async function startEmbedded(deps: {
     close: async () => {
       await edge.close();
       await runner.stop();
+      await delivery.stop();
+      await http.close();
       sessions.stop();
       await runQueue.close();
       await bus.close();

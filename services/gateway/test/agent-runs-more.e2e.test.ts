@@ -59,7 +59,10 @@ describe.each(MODES)("agent runs, more (%s)", (mode) => {
     for (const response of await Promise.all(responses)) expect(response).toMatchObject({ ok: true });
   });
 
-  it("refuses deliver: true with UNAVAILABLE (no delivery service) and ends the run", async () => {
+  it("ends a deliver: true run that cannot be delivered before the model is called", async () => {
+    // No channels are configured: embedded delivery says so; in distributed mode no delivery
+    // process runs at all, so the bus has no responder.
+    const expected = mode === "embedded" ? "CHANNEL_NOT_FOUND" : "UNAVAILABLE";
     const client = await open();
     const runId = `deliver-${mode}`;
     const response = send(client, "agent", {
@@ -72,10 +75,10 @@ describe.each(MODES)("agent runs, more (%s)", (mode) => {
       to: "+15550001",
     });
     const events = await collectRun(client, runId);
-    expect(events.at(-1)!.data).toMatchObject({ phase: "error", code: "UNAVAILABLE" });
+    expect(events.at(-1)!.data).toMatchObject({ phase: "error", code: expected });
     const res = await response;
-    expect(res).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
-    expect(res.error?.message).toMatch(/deliver.*delivery service/);
+    expect(res).toMatchObject({ ok: false, error: { code: expected } });
+    if (mode === "embedded") expect(res.error?.message).toMatch(/channel "telegram" is not configured/);
     expect(events.some(isAssistant)).toBe(false);
   });
 

@@ -32,7 +32,7 @@ async function runTool(input: LoopInput, call: ToolCall): Promise<ChatMessage> {
   input.events.emit("tool", { phase: "start", name, toolCallId: call.id, input: call.input });
   try {
     if (tool === undefined) throw new GatewayError("INVALID_REQUEST", `tool ${name} is not available to this agent`);
-    const result = await input.tools.run(tool, call.input, input.ctx);
+    const result = await input.tools.run(tool, call.input, { ...input.ctx, toolCallId: call.id });
     input.events.emit("tool", { phase: "result", toolCallId: call.id, result });
     return { role: "tool", toolCallId: call.id, name, content: result.content };
   } catch (err) {

@@ -1,6 +1,6 @@
 import type { Bus, Subjects } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
-import { GatewayError, type RunRequest } from "@gw/contracts";
+import type { RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { RunRecord, RunRegistry } from "@gw/runs";
 import type { AgentDirectory } from "../agent-directory.js";
@@ -8,6 +8,7 @@ import type { ChatMessage, Thinking } from "../providers/model-provider.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import { runAgentLoop } from "./agent-loop.js";
+import type { AnswerDelivery } from "./answer-delivery.js";
 import { RunAborted, RunNotOurs, RunTimedOut, runFailure } from "./run-errors.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { messageToEntry, type SessionClient, type SessionView } from "./session-client.js";
@@ -22,6 +23,7 @@ export interface ExecutorDeps {
   providers: ProviderRegistry;
   tools: ToolRegistry;
   sessions: SessionClient;
+  delivery: AnswerDelivery;
   logger: Logger;
   /** Live runs on this runner, so an abort broadcast finds its controller. */
   active: Map<string, AbortController>;
@@ -78,8 +80,7 @@ async function execute(
   confirmed: Promise<unknown>,
   lock: SessionLock,
 ): Promise<string> {
-  if (req.deliver)
-    throw new GatewayError("UNAVAILABLE", "deliver: true needs the delivery service, which this gateway does not run yet");
+  if (req.deliver) await deps.delivery.check(req);
   const agent = deps.directory.get(req.agentId);
   const session = req.ephemeral ? ephemeralSession(req) : await loadLocked(deps, req, agent.id, lock, signal);
   const thinking = asThinking(req.thinking) ?? asThinking(session.thinking);
@@ -97,7 +98,7 @@ async function execute(
     tools: deps.tools,
     maxToolRounds: deps.settings.maxToolRounds,
     events,
-    ctx: { signal, agentId: agent.id, sessionKey: req.sessionKey },
+    ctx: { signal, agentId: agent.id, sessionKey: req.sessionKey, runId: req.runId },
     confirmed,
   });
   await confirmed;
@@ -109,6 +110,7 @@ async function execute(
       result.added.map((m) => messageToEntry(m, req.runId, req.sender || "user")),
     );
   }
+  if (req.deliver && result.text.trim() !== "") await deps.delivery.enqueue(req, result.text);
   return result.text;
 }
 

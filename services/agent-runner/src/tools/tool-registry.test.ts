@@ -20,6 +20,7 @@ const registry = new ToolRegistry([
   ...builtinTools({
     config: { httpFetch: { allowHosts: [], allowPrivateNetworks: false, maxBytes: 1_000, timeoutMs: 1_000 } },
     sessions: { bus: new InProcessBus(), subjects: createSubjects("test"), timeoutMs: 1_000 },
+    delivery: { bus: new InProcessBus(), subjects: createSubjects("test"), timeoutMs: 1_000 },
   }),
   echo,
 ] as ToolDefinition[]);
@@ -36,7 +37,7 @@ async function invalid(name: string, params: unknown): Promise<string> {
 
 describe("ToolRegistry", () => {
   it("lists every registered tool, sorted", () => {
-    expect(registry.names()).toEqual(["http.fetch", "sessions.list", "sessions.preview", "test.echo", "time.now"]);
+    expect(registry.names()).toEqual(["http.fetch", "message.send", "sessions.list", "sessions.preview", "test.echo", "time.now"]);
   });
 
   it("validates params and hands the tool typed input", async () => {

@@ -6,6 +6,10 @@ export interface ToolContext {
   signal: AbortSignal;
   agentId: string;
   sessionKey: string;
+  /** The run that calls the tool, when a run does (not for `POST /api/tools/invoke`). */
+  runId?: string;
+  /** The model's id for this call: with runId, stable across a retried run's replays. */
+  toolCallId?: string;
 }
 
 /** SPEC §6: a tool result object carries at least `content`. */

@@ -21,7 +21,15 @@ export class RawJsonPayload {
   constructor(readonly json: Uint8Array) {}
 }
 
-export type MethodResult = Record<string, unknown> | RawJsonPayload;
+/** A payload with the response frame's optional `meta` (SPEC §4.1 `send`: `meta.cached`). */
+export class PayloadWithMeta {
+  constructor(
+    readonly payload: Record<string, unknown>,
+    readonly meta: Record<string, unknown>,
+  ) {}
+}
+
+export type MethodResult = Record<string, unknown> | RawJsonPayload | PayloadWithMeta;
 
 export interface MethodDefinition<S extends z.ZodType> {
   name: string;

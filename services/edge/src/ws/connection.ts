@@ -5,7 +5,14 @@ import { type RawData, WebSocket } from "ws";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { HeaderBag } from "../auth/client-address.js";
 import type { EventHub, EventTarget } from "../events/event-hub.js";
-import { type CallContext, describeIssues, type MethodRegistry, type MethodResult, RawJsonPayload } from "../methods/registry.js";
+import {
+  type CallContext,
+  describeIssues,
+  type MethodRegistry,
+  type MethodResult,
+  PayloadWithMeta,
+  RawJsonPayload,
+} from "../methods/registry.js";
 import { errorFrame, parseRequestFrame, rawSuccessFrame, successFrame } from "./frames.js";
 import { isSlowConsumer, tooManyInFlight, type WsLimits } from "./limits.js";
 
@@ -191,6 +198,7 @@ export class Connection implements EventTarget {
     try {
       const payload = method === "connect" ? await this.connect(params) : await this.call(method, params);
       if (payload instanceof RawJsonPayload) this.sendText(rawSuccessFrame(id, payload.json));
+      else if (payload instanceof PayloadWithMeta) this.send({ ...successFrame(id, payload.payload), meta: payload.meta });
       else this.send(successFrame(id, payload));
     } catch (err) {
       const frame = errorFrame(id as FrameId, err, this.logger);

@@ -35,6 +35,7 @@ export enum ErrorCode {
   DELIVERY_FAILED = 14,
   ABORTED = 15,
   MODEL_ERROR = 16,
+  NOT_SUPPORTED = 17,
 }
 
 export interface RpcError {

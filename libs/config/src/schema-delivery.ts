@@ -1,0 +1,35 @@
+import { z } from "zod";
+
+const positiveInt = z.int().positive();
+
+const MediaSchema = z
+  .strictObject({
+    // Largest attachment delivery downloads for a bridge that needs the bytes (Signal).
+    maxBytes: positiveInt.default(26_214_400),
+    timeoutMs: positiveInt.default(20_000),
+    // Media URLs must be public unless their host is listed here (SSRF guard).
+    allowHosts: z.array(z.string().min(1)).default([]),
+    allowPrivateNetworks: z.boolean().default(false),
+  })
+  .prefault({});
+
+/** The delivery service: idempotency, retries, pacing, the durable outbox. */
+export const DeliverySectionSchema = z
+  .strictObject({
+    // A repeated idempotencyKey within this window answers the first result (SPEC §8).
+    idempotencyWindowSeconds: positiveInt.default(86_400),
+    // How long one send or poll may take, waiting its turn behind rate limits and retrying
+    // 429s, 5xx and timeouts, before it fails with DELIVERY_FAILED.
+    sendTimeoutMs: positiveInt.default(120_000),
+    // Platform calls per part of a send (the first try and its retries).
+    maxAttempts: positiveInt.max(20).default(5),
+    // Deadline of one platform HTTP call.
+    callTimeoutMs: positiveInt.default(15_000),
+    // Agent answers waiting in the durable outbox are retried for this long, then dropped
+    // with an error logged and recorded in channels.status.
+    outboxRetryForSeconds: positiveInt.default(3_600),
+    // channels.status answers from a probe at most this old unless asked to probe now.
+    probeCacheMs: positiveInt.default(30_000),
+    media: MediaSchema,
+  })
+  .prefault({});

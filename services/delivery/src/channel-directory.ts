@@ -1,0 +1,99 @@
+import { CHANNEL_SETTINGS_SCHEMAS, type ChannelAdapter, isChannelKind, parseChannelAccounts } from "@gw/channels";
+import { type ChannelsConfig, channelEntries, ConfigError } from "@gw/config";
+import { GatewayError } from "@gw/contracts";
+import type { HttpClientFactory, PluginTable } from "./channels/registry.js";
+
+/** One account of one configured channel, with its adapter. */
+export interface ChannelAccount {
+  channelId: string;
+  kind: string;
+  accountId: string;
+  adapter: ChannelAdapter;
+}
+
+export interface ChannelEntry {
+  id: string;
+  kind: string;
+  /** In file order; the first is the default. */
+  accounts: ChannelAccount[];
+}
+
+/** Where a send goes, and why there (for errors). */
+export interface ResolvedTarget {
+  account: ChannelAccount;
+  /** How the channel was chosen: SPEC §4.1 resolution order. */
+  via: "channel" | "sessionKey" | "default";
+}
+
+/**
+ * Every configured channel and account, built at start: an unknown `kind` or a bad setting
+ * stops the process with the key path (DESIGN §9, like the model-provider registry).
+ */
+export class ChannelDirectory {
+  private constructor(
+    private readonly channels: ReadonlyMap<string, ChannelEntry>,
+    readonly defaultChannel: string | undefined,
+  ) {}
+
+  static build(config: ChannelsConfig, plugins: PluginTable, http: HttpClientFactory): ChannelDirectory {
+    const channels = new Map<string, ChannelEntry>();
+    for (const [id, channel] of channelEntries(config)) {
+      const plugin = plugins.get(channel.kind);
+      if (plugin === undefined || !isChannelKind(channel.kind)) {
+        const known = [...plugins.keys()].sort().join(", ");
+        throw new ConfigError(`channels.${id}`, [
+          { path: `channels.${id}.kind`, message: `unknown channel kind "${channel.kind}" (known: ${known})` },
+        ]);
+      }
+      const accounts = parseChannelAccounts(id, channel, CHANNEL_SETTINGS_SCHEMAS[channel.kind]).map(
+        ({ accountId, settings }) => ({
+          channelId: id,
+          kind: channel.kind,
+          accountId,
+          adapter: plugin.create({ channelId: id, accountId, settings, http }),
+        }),
+      );
+      channels.set(id, { id, kind: channel.kind, accounts });
+    }
+    return new ChannelDirectory(channels, config.default);
+  }
+
+  list(): ChannelEntry[] {
+    return [...this.channels.values()];
+  }
+
+  /**
+   * SPEC §4.1 channel resolution: the explicit channel, else the session key's prefix when it
+   * names a configured channel, else the configured default. Then the account: the named one,
+   * else the channel's first.
+   */
+  resolve(req: { channel: string; sessionKey: string; accountId: string }): ResolvedTarget {
+    let via: ResolvedTarget["via"];
+    let id: string | undefined;
+    if (req.channel !== "") {
+      via = "channel";
+      id = req.channel;
+    } else {
+      const prefix = req.sessionKey.includes(":") ? req.sessionKey.slice(0, req.sessionKey.indexOf(":")) : "";
+      via = prefix !== "" && this.channels.has(prefix) ? "sessionKey" : "default";
+      id = via === "sessionKey" ? prefix : this.defaultChannel;
+    }
+    const entry = id === undefined ? undefined : this.channels.get(id);
+    if (entry === undefined) {
+      throw new GatewayError(
+        "CHANNEL_NOT_FOUND",
+        id === undefined
+          ? "no channel given and no channels.default configured"
+          : `channel "${id}" is not configured (configured: ${[...this.channels.keys()].join(", ") || "none"})`,
+      );
+    }
+    const account = req.accountId === "" ? entry.accounts[0] : entry.accounts.find((a) => a.accountId === req.accountId);
+    if (account === undefined) {
+      throw new GatewayError(
+        "CHANNEL_NOT_FOUND",
+        `channel "${entry.id}" has no account "${req.accountId}" (accounts: ${entry.accounts.map((a) => a.accountId).join(", ")})`,
+      );
+    }
+    return { account, via };
+  }
+}

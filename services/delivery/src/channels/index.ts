@@ -1,0 +1,4 @@
+import { pluginTable } from "./registry.js";
+
+/** Every platform plugin this build ships: `channels.<id>.kind` picks one. */
+export const CHANNEL_PLUGINS = pluginTable([]);

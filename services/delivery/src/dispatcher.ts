@@ -1,0 +1,178 @@
+import { type ChannelAdapter, chunkText, type DeliveryReceipt as PlatformReceipt, isChannelError, type OutboundMessage, sendPollVia } from "@gw/channels";
+import { type DeliveryPollRequest, type DeliveryReceipt, type DeliverySendRequest, GatewayError } from "@gw/contracts";
+import { guardUrl, type SsrfPolicy } from "@gw/http-client";
+import { type FastStore, KeyedMutex } from "@gw/store";
+import type { ChannelAccount, ChannelDirectory } from "./channel-directory.js";
+import { toGatewayError } from "./delivery-errors.js";
+import { fingerprint, type IdempotentRunner } from "./idempotency.js";
+import type { PaceTarget } from "./pacer.js";
+import { CallFailed, callPlatform, type PlatformCallDeps } from "./platform-call.js";
+import { rateRulesFor } from "./rate-rules.js";
+
+export interface DispatcherDeps extends PlatformCallDeps {
+  directory: ChannelDirectory;
+  store: FastStore;
+  idempotency: IdempotentRunner;
+  /** How long one send or poll may take in all (delivery.sendTimeoutMs). */
+  sendTimeoutMs: number;
+  /** Per-part progress is kept as long as the idempotency window. */
+  windowMs: number;
+  /** Media URLs must be public unless allowed here (SSRF guard). */
+  media: SsrfPolicy;
+}
+
+/** Albums are capped at what every platform takes when the adapter says nothing. */
+const DEFAULT_MEDIA_PER_MESSAGE = 10;
+
+type Part = Omit<OutboundMessage, "idempotencyKey">;
+
+/**
+ * What one send becomes on the platform, in order: the text in platform-sized chunks
+ * (`chunkText`: paragraph, sentence, word boundaries, never inside a code fence or a URL),
+ * then the media in albums of at most `mediaPerMessage`.
+ */
+export function planParts(adapter: ChannelAdapter, to: string, req: DeliverySendRequest): Part[] {
+  const common = { to, gifPlayback: req.gifPlayback, ...(req.threadId === "" ? {} : { threadId: req.threadId }) };
+  const parts: Part[] = [];
+  if (req.text.trim() !== "") {
+    for (const text of chunkText(req.text, adapter.limits.textChunk)) parts.push({ ...common, text, mediaUrls: [] });
+  }
+  const perMessage = adapter.limits.mediaPerMessage ?? DEFAULT_MEDIA_PER_MESSAGE;
+  for (let i = 0; i < req.mediaUrls.length; i += perMessage) {
+    parts.push({ ...common, mediaUrls: req.mediaUrls.slice(i, i + perMessage) });
+  }
+  return parts;
+}
+
+/**
+ * Sends and polls: resolve the channel (SPEC §4.1 order), validate the recipient before any
+ * call, then run the platform calls once per idempotency key. Each chat's parts go out in
+ * order, one send after another (per process); every part's message ids are stored as it
+ * succeeds, so a retry after a partial failure sends only what is missing.
+ */
+export class Dispatcher {
+  private readonly chats = new KeyedMutex();
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  /**
+   * Everything a send can be refused for before any platform call: the channel and account,
+   * the recipient (given, or the identifier of a channel's session key), the media URLs.
+   */
+  prepare(req: DeliverySendRequest): { account: ChannelAccount; to: string; parts: Part[] } {
+    const { account, via } = this.deps.directory.resolve(req);
+    let rawTo = req.to;
+    if (rawTo === "" && via === "sessionKey") rawTo = req.sessionKey.slice(req.sessionKey.indexOf(":") + 1);
+    if (rawTo === "") throw new GatewayError("INVALID_REQUEST", "to is required (no recipient given, and the session key names none)");
+    const to = this.recipient(account, rawTo);
+    const mediaUrls = req.mediaUrls.map((url, i) => this.checkMedia(url, i));
+    const parts = planParts(account.adapter, to, { ...req, mediaUrls });
+    if (parts.length === 0) throw new GatewayError("INVALID_REQUEST", "give at least one of message, mediaUrl, mediaUrls");
+    return { account, to, parts };
+  }
+
+  async send(req: DeliverySendRequest): Promise<DeliveryReceipt> {
+    const { account, to, parts } = this.prepare(req);
+    const print = fingerprint(["send", account.channelId, account.accountId, to, parts]);
+    return this.once(req.idempotencyKey, print, account, to, async (deadline) => {
+      const ids: string[] = [];
+      for (const [i, part] of parts.entries()) {
+        ids.push(...(await this.part(req.idempotencyKey, i, account, to, deadline, (signal) =>
+          account.adapter.send({ ...part, idempotencyKey: `${req.idempotencyKey}:${i}` }, signal),
+        )));
+      }
+      return ids;
+    });
+  }
+
+  async poll(req: DeliveryPollRequest): Promise<DeliveryReceipt> {
+    const { account } = this.deps.directory.resolve(req);
+    const to = this.recipient(account, req.to);
+    if (!account.adapter.limits.polls) {
+      throw new GatewayError("NOT_SUPPORTED", `channel "${account.channelId}" (${account.kind}) has no polls`);
+    }
+    const poll = {
+      to,
+      question: req.question,
+      options: req.options,
+      allowMultipleAnswers: req.allowMultipleAnswers,
+      anonymous: req.anonymous,
+      ...(req.threadId === "" ? {} : { threadId: req.threadId }),
+    };
+    const print = fingerprint(["poll", account.channelId, account.accountId, poll]);
+    return this.once(req.idempotencyKey, print, account, to, (deadline) =>
+      this.part(req.idempotencyKey, 0, account, to, deadline, (signal) =>
+        sendPollVia(account.adapter, { ...poll, idempotencyKey: `${req.idempotencyKey}:poll` }, signal),
+      ),
+    );
+  }
+
+  private recipient(account: ChannelAccount, to: string): string {
+    try {
+      return account.adapter.validateRecipient(to);
+    } catch (err) {
+      if (isChannelError(err)) throw toGatewayError(err, { channelId: account.channelId });
+      throw err;
+    }
+  }
+
+  private checkMedia(url: string, index: number): string {
+    try {
+      return guardUrl(url, this.deps.media).href;
+    } catch (err) {
+      throw new GatewayError("INVALID_REQUEST", `mediaUrls[${index}]: ${(err as Error).message}`);
+    }
+  }
+
+  /** The idempotent, ordered, deadline-bounded frame around one send or poll. */
+  private async once(
+    key: string,
+    print: string,
+    account: ChannelAccount,
+    to: string,
+    work: (deadline: AbortSignal) => Promise<string[]>,
+  ): Promise<DeliveryReceipt> {
+    const deadlineAt = Date.now() + this.deps.sendTimeoutMs;
+    const { value: ids, cached } = await this.deps.idempotency.run(key, print, deadlineAt, () =>
+      this.chats.run(`${account.channelId}:${account.accountId}:${to}`, () =>
+        work(AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()))),
+      ),
+    );
+    return {
+      channel: account.channelId,
+      accountId: account.accountId,
+      to,
+      messageId: ids[0] ?? "",
+      messageIds: ids,
+      cached,
+    };
+  }
+
+  /** One part, unless an earlier attempt with this key already delivered it. */
+  private async part(
+    key: string,
+    index: number,
+    account: ChannelAccount,
+    to: string,
+    deadline: AbortSignal,
+    call: (signal: AbortSignal) => Promise<PlatformReceipt>,
+  ): Promise<string[]> {
+    const doneKey = `delivery:part:${key}:${index}`;
+    const done = await this.deps.store.values.get(doneKey);
+    if (done !== null) return JSON.parse(done) as string[];
+    const target: PaceTarget = {
+      account: `${account.channelId}:${account.accountId}`,
+      chat: to,
+      rules: rateRulesFor(account.kind, to),
+    };
+    let receipt: PlatformReceipt;
+    try {
+      receipt = await callPlatform(this.deps, account, target, deadline, call);
+    } catch (err) {
+      if (err instanceof CallFailed) throw toGatewayError(err.error, { channelId: account.channelId, attempts: err.attempts });
+      throw toGatewayError(err, { channelId: account.channelId });
+    }
+    await this.deps.store.values.set(doneKey, JSON.stringify(receipt.messageIds), { ttlMs: this.deps.windowMs });
+    return receipt.messageIds;
+  }
+}

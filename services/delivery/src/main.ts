@@ -1,0 +1,26 @@
+import { runMain, startHost } from "@gw/host";
+import { CHANNEL_PLUGINS } from "./channels/index.js";
+import { HttpClients } from "./http-clients.js";
+import { startDeliveryService } from "./service.js";
+
+runMain("delivery", async () => {
+  const host = await startHost({
+    service: "delivery",
+    argv: process.argv.slice(2),
+    env: process.env,
+    needs: { fastStore: true, durable: true },
+  });
+  const http = new HttpClients();
+  host.shutdown.add("http-clients", () => http.close());
+  const service = await startDeliveryService({
+    config: host.config,
+    bus: host.bus,
+    subjects: host.subjects,
+    fastStore: host.fastStore!,
+    durable: host.durable!,
+    plugins: CHANNEL_PLUGINS,
+    http: http.factory,
+    logger: host.logger,
+  });
+  host.shutdown.add("delivery", () => service.stop());
+});

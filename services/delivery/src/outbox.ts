@@ -1,0 +1,167 @@
+import { createHash } from "node:crypto";
+import { DeliverySendRequest, type ErrorCodeName, isGatewayError } from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
+import type { DurableKv, FastStore } from "@gw/store";
+import type { Dispatcher } from "./dispatcher.js";
+
+export interface OutboxOptions {
+  /** This process, as the holder of a job's lease. */
+  replicaId: string;
+  /** A job is retried this long after it was accepted, then dropped (logged, in channels.status). */
+  retryForMs: number;
+  /** Longer than one send may take: a live holder never loses its job to another replica. */
+  leaseMs: number;
+  /** How often every replica looks for jobs nobody holds (after a crash, or retries due). */
+  scanEveryMs?: number;
+}
+
+interface Job {
+  request: string; // DeliverySendRequest, protobuf as base64
+  origin: string;
+  acceptedAt: number;
+  attempts: number;
+  nextAttemptAt: number;
+  lastError?: string;
+}
+
+/** Failures that another try can fix: the platform was busy, down or slow. */
+function isTransient(err: unknown): boolean {
+  if (!isGatewayError(err)) return true;
+  const transient: ErrorCodeName[] = ["UNAVAILABLE", "TIMEOUT", "RATE_LIMITED", "INTERNAL"];
+  if (transient.includes(err.code)) return true;
+  const reason = err.details?.reason;
+  return err.code === "DELIVERY_FAILED" && (reason === "rate_limited" || reason === "unavailable");
+}
+
+/**
+ * The durable queue of agents' answers (`deliver: true`): a job is written to the durable
+ * store (JetStream KV in distributed mode, files in embedded mode) before `enqueue` answers,
+ * and removed only after the platform took it, so a delivery restart loses none. One replica
+ * at a time works a job (a lease in the FastStore); every replica scans for jobs whose holder
+ * died. Sends go through the Dispatcher with the job's idempotency key, so a job worked twice
+ * sends every finished part once; a part whose platform call was in flight when its worker
+ * died is sent again (at least once: docs/decisions.md, Delivery).
+ */
+export class Outbox {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly working = new Set<string>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly deps: {
+      kv: DurableKv;
+      store: FastStore;
+      dispatcher: Dispatcher;
+      logger: Logger;
+    },
+    private readonly opts: OutboxOptions,
+  ) {}
+
+  static jobId(idempotencyKey: string): string {
+    return createHash("sha256").update(idempotencyKey).digest("base64url");
+  }
+
+  start(): void {
+    const every = this.opts.scanEveryMs ?? 2_000;
+    this.timer = setInterval(() => void this.scan(), every);
+    this.timer.unref();
+    void this.scan();
+  }
+
+  /** Accepts a job durably; a second job with the same idempotency key is the first one. */
+  async enqueue(request: DeliverySendRequest, origin: string): Promise<{ jobId: string; duplicate: boolean }> {
+    const jobId = Outbox.jobId(request.idempotencyKey);
+    const job: Job = {
+      request: Buffer.from(DeliverySendRequest.encode(request).finish()).toString("base64"),
+      origin,
+      acceptedAt: Date.now(),
+      attempts: 0,
+      nextAttemptAt: 0,
+    };
+    try {
+      await this.deps.kv.create(jobId, Buffer.from(JSON.stringify(job)));
+    } catch (err) {
+      if (isGatewayError(err) && err.code === "CONFLICT") return { jobId, duplicate: true };
+      throw err;
+    }
+    this.work(jobId);
+    return { jobId, duplicate: false };
+  }
+
+  /** Jobs waiting (accepted and not yet delivered or dropped). */
+  async pending(): Promise<number> {
+    return (await this.deps.kv.keys()).length;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async scan(): Promise<void> {
+    if (this.stopped) return;
+    let ids: string[];
+    try {
+      ids = await this.deps.kv.keys();
+    } catch (err) {
+      this.deps.logger.warn({ err }, "cannot list the outbox");
+      return;
+    }
+    for (const id of ids) this.work(id);
+  }
+
+  private work(jobId: string): void {
+    if (this.stopped || this.working.has(jobId)) return;
+    this.working.add(jobId);
+    const run = this.attempt(jobId)
+      .catch((err: unknown) => this.deps.logger.error({ err, jobId }, "outbox job failed unexpectedly"))
+      .finally(() => {
+        this.working.delete(jobId);
+        this.inFlight.delete(run);
+      });
+    this.inFlight.add(run);
+  }
+
+  private async attempt(jobId: string): Promise<void> {
+    const leaseKey = `delivery:outbox:lease:${jobId}`;
+    const leased = await this.deps.store.values.set(leaseKey, this.opts.replicaId, { ifAbsent: true, ttlMs: this.opts.leaseMs });
+    if (!leased) return;
+    try {
+      const entry = await this.deps.kv.get(jobId);
+      if (entry === null) return;
+      const job = JSON.parse(Buffer.from(entry.value).toString("utf8")) as Job;
+      if (job.nextAttemptAt > Date.now()) return;
+      const request = DeliverySendRequest.decode(Buffer.from(job.request, "base64"));
+      try {
+        const receipt = await this.deps.dispatcher.send(request);
+        await this.deps.kv.delete(jobId);
+        this.deps.logger.info(
+          { jobId, origin: job.origin, channel: receipt.channel, messageIds: receipt.messageIds },
+          "outbox job delivered",
+        );
+      } catch (err) {
+        await this.failed(jobId, job, entry.revision, err);
+      }
+    } finally {
+      await this.deps.store.values.delete(leaseKey).catch(() => undefined);
+    }
+  }
+
+  private async failed(jobId: string, job: Job, revision: number, err: unknown): Promise<void> {
+    const message = err instanceof Error ? err.message : String(err);
+    const attempts = job.attempts + 1;
+    if (isTransient(err) && Date.now() - job.acceptedAt < this.opts.retryForMs) {
+      const backoff = Math.min(300_000, 1_000 * 2 ** Math.min(attempts, 12));
+      const next: Job = { ...job, attempts, nextAttemptAt: Date.now() + backoff, lastError: message };
+      await this.deps.kv.update(jobId, Buffer.from(JSON.stringify(next)), revision);
+      this.deps.logger.warn({ jobId, origin: job.origin, attempts, retryInMs: backoff, err: message }, "outbox job will be retried");
+      return;
+    }
+    await this.deps.kv.delete(jobId);
+    const code = isGatewayError(err) ? err.code : "INTERNAL";
+    this.deps.logger.error({ jobId, origin: job.origin, attempts, code, err: message }, "outbox job dropped: it cannot be delivered");
+  }
+}
+

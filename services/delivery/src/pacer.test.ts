@@ -1,0 +1,55 @@
+import { createMemoryFastStore } from "@gw/store";
+import { describe, expect, it } from "vitest";
+import { PaceAborted, Pacer, type PaceTarget } from "./pacer.js";
+import { rateRulesFor } from "./rate-rules.js";
+
+const store = () => createMemoryFastStore();
+const never = new AbortController().signal;
+
+describe("Pacer", () => {
+  it("spaces one Telegram chat's calls a second apart and lets other chats through", async () => {
+    const pacer = new Pacer(store());
+    const chat: PaceTarget = { account: "tg:default", chat: "42", rules: rateRulesFor("telegram", "42") };
+    const other: PaceTarget = { ...chat, chat: "43" };
+    const started = Date.now();
+    await pacer.turn(chat, never);
+    await pacer.turn(other, never);
+    expect(Date.now() - started).toBeLessThan(200);
+    await pacer.turn(chat, never);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(990);
+  });
+
+  it("applies the group rule only to negative (group) chat ids", () => {
+    expect(rateRulesFor("telegram", "-100123").map((r) => r.name)).toEqual(["per-chat", "per-group", "per-bot"]);
+    expect(rateRulesFor("telegram", "123").map((r) => r.name)).toEqual(["per-chat", "per-bot"]);
+    expect(rateRulesFor("unknown-kind", "x")).toEqual([]);
+  });
+
+  it("shares counts between pacers on one store (two replicas)", async () => {
+    const shared = store();
+    const [a, b] = [new Pacer(shared), new Pacer(shared)];
+    const target: PaceTarget = { account: "slack:default", chat: "C1", rules: rateRulesFor("slack", "C1") };
+    const started = Date.now();
+    await a.turn(target, never);
+    await b.turn(target, never);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(990);
+  });
+
+  it("holds every call during a platform's cooldown, chat-wide or account-wide", async () => {
+    const pacer = new Pacer(store());
+    const target: PaceTarget = { account: "wa:default", chat: "+15550001", rules: [] };
+    await pacer.coolDown(target, 300, "chat");
+    const started = Date.now();
+    await pacer.turn(target, never);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+    await pacer.coolDown(target, 200, "account");
+    expect(await pacer.cooldownLeft({ ...target, chat: "+15550002" })).toBeGreaterThan(100);
+  });
+
+  it("gives up when the send's deadline passes while waiting", async () => {
+    const pacer = new Pacer(store());
+    const target: PaceTarget = { account: "tg:default", chat: "1", rules: rateRulesFor("telegram", "1") };
+    await pacer.turn(target, never);
+    await expect(pacer.turn(target, AbortSignal.timeout(100))).rejects.toBeInstanceOf(PaceAborted);
+  });
+});

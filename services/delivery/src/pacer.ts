@@ -1,0 +1,111 @@
+import type { FastStore } from "@gw/store";
+import type { RateRule } from "./rate-rules.js";
+
+/** What one platform call is paced by: its rules and the keys its counts live under. */
+export interface PaceTarget {
+  /** `<channel>:<account>`: the bot or number. */
+  account: string;
+  /** The normalised recipient. */
+  chat: string;
+  rules: readonly RateRule[];
+}
+
+export interface PacerOptions {
+  /** Waits sleep in steps of at most this long, so a deadline is noticed. */
+  maxStepMs?: number;
+}
+
+/** Aborted while waiting for a turn: the send's deadline passed. */
+export class PaceAborted extends Error {
+  override readonly name = "PaceAborted";
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new PaceAborted("deadline passed while waiting for a rate-limit turn"));
+      return;
+    }
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }
+    function onAbort() {
+      clearTimeout(timer);
+      reject(new PaceAborted("deadline passed while waiting for a rate-limit turn"));
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Shared platform rate limits (rate-rules.ts) and cooldowns (a platform's 429 `retry_after`,
+ * Discord's exhausted route buckets), counted in the FastStore so every delivery replica
+ * paces one bot together. `turn()` resolves when a call may go out now.
+ *
+ * A fixed window that the first hit starts spaces calls at least `windowMs / max` apart on
+ * average and never lets more than `max` through one window; a refused hit waits for the
+ * window to end and tries again. Callers keep their own order per chat (delivery serialises
+ * each chat in process), so waiting here never reorders one chat's messages.
+ */
+export class Pacer {
+  private readonly maxStepMs: number;
+
+  constructor(
+    private readonly store: FastStore,
+    opts: PacerOptions = {},
+  ) {
+    this.maxStepMs = opts.maxStepMs ?? 5_000;
+  }
+
+  private cooldownKeys(target: PaceTarget): string[] {
+    return [`pace:cool:${target.account}`, `pace:cool:${target.account}:${target.chat}`];
+  }
+
+  async turn(target: PaceTarget, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const waitMs = await this.cooldownLeft(target);
+      if (waitMs > 0) {
+        await sleep(Math.min(waitMs, this.maxStepMs), signal);
+        continue;
+      }
+      const blockedMs = await this.hitAll(target);
+      if (blockedMs === 0) return;
+      await sleep(Math.min(blockedMs, this.maxStepMs), signal);
+    }
+  }
+
+  /** Milliseconds until every cooldown on the target has passed (0: none). */
+  async cooldownLeft(target: PaceTarget): Promise<number> {
+    const untils = await this.store.values.getMany(this.cooldownKeys(target));
+    const now = Date.now();
+    return Math.max(0, ...untils.map((until) => (until === null ? 0 : Number(until) - now)));
+  }
+
+  /** Counts one call against every rule; the longest wait of a rule it broke, or 0. */
+  private async hitAll(target: PaceTarget): Promise<number> {
+    const counts = await Promise.all(
+      target.rules.map((rule) => {
+        const scope = rule.scope === "account" ? target.account : `${target.account}:${target.chat}`;
+        return this.store.counters.hit(`pace:${rule.name}:${scope}`, rule.windowMs);
+      }),
+    );
+    let wait = 0;
+    counts.forEach(({ count, resetInMs }, i) => {
+      if (count > target.rules[i]!.max) wait = Math.max(wait, Math.max(1, resetInMs));
+    });
+    return wait;
+  }
+
+  /**
+   * The platform asked us to wait (`retry_after`): no call on this account (`chat` undefined)
+   * or this chat goes out for `ms`, on any replica.
+   */
+  async coolDown(target: PaceTarget, ms: number, scope: "account" | "chat"): Promise<void> {
+    if (!(ms > 0)) return;
+    const [accountKey, chatKey] = this.cooldownKeys(target);
+    const until = Date.now() + ms;
+    await this.store.values.set(scope === "account" ? accountKey! : chatKey!, String(until), { ttlMs: ms });
+  }
+}

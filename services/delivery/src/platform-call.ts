@@ -1,0 +1,96 @@
+import { ChannelError, isChannelError } from "@gw/channels";
+import { type PaceTarget, type Pacer } from "./pacer.js";
+import type { StatusBook } from "./status-book.js";
+import type { ChannelAccount } from "./channel-directory.js";
+
+export interface PlatformCallDeps {
+  pacer: Pacer;
+  status: StatusBook;
+  /** Calls per part: the first try and its retries. */
+  maxAttempts: number;
+  /** Deadline of one platform call. */
+  callTimeoutMs: number;
+  /** Backoff between retries of a 5xx or timeout: full jitter under min(cap, base * 2^n). */
+  backoff?: { baseMs: number; capMs: number };
+}
+
+/** The error of a failed call, and how many calls were made. */
+export class CallFailed extends Error {
+  override readonly name = "CallFailed";
+  constructor(
+    readonly error: ChannelError,
+    readonly attempts: number,
+  ) {
+    super(error.message, { cause: error });
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Anything an adapter threw, as a ChannelError: an abort is a timeout, a bug stays a bug. */
+function asChannelError(err: unknown, deadline: AbortSignal): ChannelError {
+  if (isChannelError(err)) return err;
+  if ((err as { name?: string } | undefined)?.name === "AbortError" || (err as { name?: string } | undefined)?.name === "TimeoutError") {
+    return new ChannelError("unavailable", deadline.aborted ? "the send's deadline passed" : "the platform did not answer in time", {
+      cause: err,
+    });
+  }
+  throw err;
+}
+
+/**
+ * One platform call with pacing and retries: wait for the account's and chat's turn, call,
+ * and on a 429 (after its `retry_after`, which also cools every replica down), a 5xx, a
+ * timeout or a network failure try again, up to `maxAttempts` and within the send's deadline.
+ * A permanent refusal (4xx) is not retried. Success and failure are recorded for
+ * channels.status.
+ */
+export async function callPlatform<T>(
+  deps: PlatformCallDeps,
+  account: ChannelAccount,
+  target: PaceTarget,
+  deadline: AbortSignal,
+  call: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const backoff = deps.backoff ?? { baseMs: 250, capMs: 10_000 };
+  for (let attempt = 1; ; attempt++) {
+    await deps.pacer.turn(target, deadline);
+    const signal = AbortSignal.any([deadline, AbortSignal.timeout(deps.callTimeoutMs)]);
+    try {
+      const result = await call(signal);
+      deps.status.success(account.channelId, account.accountId);
+      return result;
+    } catch (err) {
+      const error = asChannelError(err, deadline);
+      let waitMs = Math.random() * Math.min(backoff.capMs, backoff.baseMs * 2 ** (attempt - 1));
+      if (error.kind === "rate_limited") {
+        waitMs = error.retryAfterMs ?? Math.max(1_000, waitMs);
+        await deps.pacer.coolDown(target, waitMs, "chat");
+        deps.status.rateLimited(account.channelId, account.accountId, Date.now() + waitMs);
+      }
+      const giveUp = !error.retryable || attempt >= deps.maxAttempts || deadline.aborted;
+      if (giveUp) {
+        deps.status.failure(account.channelId, account.accountId, error.message);
+        throw new CallFailed(error, attempt);
+      }
+      // A rate limit waits in the pacer (its cooldown); anything else backs off here.
+      if (error.kind !== "rate_limited" && !(await sleep(waitMs, deadline))) {
+        deps.status.failure(account.channelId, account.accountId, error.message);
+        throw new CallFailed(error, attempt);
+      }
+    }
+  }
+}

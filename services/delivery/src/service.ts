@@ -1,0 +1,95 @@
+import { randomUUID } from "node:crypto";
+import { type Bus, serveRpc, type Subjects, type Unsubscribe } from "@gw/bus";
+import type { GatewayConfig } from "@gw/config";
+import { GatewayError, RPC } from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
+import type { DurableStore, FastStore } from "@gw/store";
+import { ChannelDirectory } from "./channel-directory.js";
+import { ChannelStatusReporter } from "./channel-status.js";
+import type { HttpClientFactory, PluginTable } from "./channels/registry.js";
+import { Dispatcher } from "./dispatcher.js";
+import { IdempotentRunner } from "./idempotency.js";
+import { Outbox } from "./outbox.js";
+import { Pacer } from "./pacer.js";
+import { StatusBook } from "./status-book.js";
+
+export interface DeliveryServiceDeps {
+  config: GatewayConfig;
+  bus: Bus;
+  subjects: Subjects;
+  fastStore: FastStore;
+  durable: DurableStore;
+  plugins: PluginTable;
+  /** Makes each account's HTTP client; the caller closes them after stop(). */
+  http: HttpClientFactory;
+  logger: Logger;
+  /** Names this replica as a lease holder (default: random). */
+  replicaId?: string;
+}
+
+export interface DeliveryService {
+  directory: ChannelDirectory;
+  outbox: Outbox;
+  stop(): Promise<void>;
+}
+
+/** A claim outlives the longest send by this much before another replica may take over. */
+const CLAIM_MARGIN_MS = 5_000;
+
+/**
+ * The delivery service (DESIGN §9): `send`, `poll`, `channels.status` and the durable outbox of
+ * agents' answers, served on `<prefix>.rpc.delivery.*` in the `delivery` queue group. Written
+ * once against the ports; main.ts (NATS, Redis, JetStream) and the embedded gateway (in-process
+ * bus, memory, files) run it.
+ */
+export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<DeliveryService> {
+  const settings = deps.config.delivery;
+  const directory = ChannelDirectory.build(deps.config.channels, deps.plugins, deps.http);
+  const windowMs = settings.idempotencyWindowSeconds * 1000;
+  const claimTtlMs = settings.sendTimeoutMs + CLAIM_MARGIN_MS;
+  const status = new StatusBook(deps.fastStore);
+  const dispatcher = new Dispatcher({
+    directory,
+    store: deps.fastStore,
+    idempotency: new IdempotentRunner(deps.fastStore, { windowMs, claimTtlMs }),
+    pacer: new Pacer(deps.fastStore),
+    status,
+    maxAttempts: settings.maxAttempts,
+    callTimeoutMs: settings.callTimeoutMs,
+    sendTimeoutMs: settings.sendTimeoutMs,
+    windowMs,
+    media: { allowHosts: settings.media.allowHosts, allowPrivateNetworks: settings.media.allowPrivateNetworks },
+  });
+  const outbox = new Outbox(
+    { kv: await deps.durable.kv("delivery_outbox"), store: deps.fastStore, dispatcher, logger: deps.logger },
+    { replicaId: deps.replicaId ?? randomUUID(), retryForMs: settings.outboxRetryForSeconds * 1000, leaseMs: claimTtlMs },
+  );
+  const reporter = new ChannelStatusReporter({ directory, status, probeCacheMs: settings.probeCacheMs });
+
+  const served: Unsubscribe[] = [
+    serveRpc(deps.bus, deps.subjects, RPC.deliverySend, (req) => dispatcher.send(req)),
+    serveRpc(deps.bus, deps.subjects, RPC.deliveryPoll, (req) => dispatcher.poll(req)),
+    serveRpc(deps.bus, deps.subjects, RPC.channelsStatus, (req) => reporter.report(req.probe)),
+    serveRpc(deps.bus, deps.subjects, RPC.deliveryEnqueue, async (req) => {
+      const message = req.message;
+      if (message === undefined) throw new GatewayError("INVALID_REQUEST", "enqueue needs a message");
+      dispatcher.prepare(message);
+      if (req.validateOnly) return { jobId: "", duplicate: false };
+      return outbox.enqueue(message, req.origin);
+    }),
+  ];
+  outbox.start();
+  deps.logger.info(
+    { channels: directory.list().map((c) => `${c.id}(${c.kind}: ${c.accounts.map((a) => a.accountId).join(",")})`) },
+    "delivery serving",
+  );
+  return {
+    directory,
+    outbox,
+    stop: async () => {
+      for (const unsubscribe of served) unsubscribe();
+      await outbox.stop();
+      await status.settled();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import type { FastStore } from "@gw/store";
+
+export interface AccountRecord {
+  lastSuccessAt: number;
+  lastError: string;
+  lastErrorAt: number;
+  rateLimitedUntil: number;
+}
+
+const EMPTY: AccountRecord = { lastSuccessAt: 0, lastError: "", lastErrorAt: 0, rateLimitedUntil: 0 };
+/** Kept well past any probe cache: an account quiet for a week shows no stale "last error". */
+const RECORD_TTL_MS = 7 * 24 * 3_600_000;
+/** A replica writes an account's success at most this often (one store write per second, not per send). */
+const SUCCESS_WRITE_EVERY_MS = 1_000;
+
+/**
+ * What `channels.status` reports beyond the probe (DESIGN §7): last success, last error and
+ * rate-limit state per account, shared by every delivery replica through the FastStore.
+ */
+export class StatusBook {
+  private readonly successWrittenAt = new Map<string, number>();
+  /** Writes of one account, chained so a read-modify-write never loses another's field. */
+  private readonly chains = new Map<string, Promise<void>>();
+
+  constructor(private readonly store: FastStore) {}
+
+  private key(channelId: string, accountId: string): string {
+    return `delivery:status:${channelId}:${accountId}`;
+  }
+
+  async read(channelId: string, accountId: string): Promise<AccountRecord> {
+    const raw = await this.store.values.get(this.key(channelId, accountId));
+    if (raw === null) return { ...EMPTY };
+    try {
+      return { ...EMPTY, ...(JSON.parse(raw) as Partial<AccountRecord>) };
+    } catch {
+      return { ...EMPTY };
+    }
+  }
+
+  success(channelId: string, accountId: string): void {
+    const key = this.key(channelId, accountId);
+    const now = Date.now();
+    if (now - (this.successWrittenAt.get(key) ?? 0) < SUCCESS_WRITE_EVERY_MS) return;
+    this.successWrittenAt.set(key, now);
+    this.update(channelId, accountId, { lastSuccessAt: now });
+  }
+
+  failure(channelId: string, accountId: string, message: string): void {
+    this.update(channelId, accountId, { lastError: message.slice(0, 500), lastErrorAt: Date.now() });
+  }
+
+  rateLimited(channelId: string, accountId: string, untilMs: number): void {
+    this.update(channelId, accountId, { rateLimitedUntil: untilMs });
+  }
+
+  /** Best effort and off the send's path: status must never fail or slow a delivery. */
+  private update(channelId: string, accountId: string, change: Partial<AccountRecord>): void {
+    const key = this.key(channelId, accountId);
+    const previous = this.chains.get(key) ?? Promise.resolve();
+    const next = previous
+      .then(async () => {
+        const record = { ...(await this.read(channelId, accountId)), ...change };
+        await this.store.values.set(key, JSON.stringify(record), { ttlMs: RECORD_TTL_MS });
+      })
+      .catch(() => undefined);
+    this.chains.set(key, next);
+    void next.finally(() => {
+      if (this.chains.get(key) === next) this.chains.delete(key);
+    });
+  }
+
+  /** Resolves once every pending status write has been tried (for shutdown and tests). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.chains.values()]);
+  }
+}

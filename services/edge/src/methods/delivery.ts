@@ -1,0 +1,123 @@
+import { callRpc } from "@gw/bus";
+import {
+  ChannelsStatusParamsSchema,
+  type ChannelsStatusResponse,
+  type DeliveryReceipt,
+  type PollParams,
+  PollParamsSchema,
+  RPC,
+  type SendParams,
+  SendParamsSchema,
+} from "@gw/contracts";
+import type { BusDeps } from "./agents.js";
+import { defineMethod, type MethodResult, PayloadWithMeta } from "./registry.js";
+
+export interface DeliveryMethodDeps extends BusDeps {
+  /** How long a send may take in delivery (waiting its turn, retries), plus the bus hop. */
+  sendTimeoutMs: number;
+}
+
+/** SPEC §4.1 `send` params -> the bus request (media: `mediaUrl` first, then `mediaUrls`). */
+export function sendRequest(params: SendParams) {
+  return {
+    channel: params.channel ?? "",
+    to: params.to,
+    text: params.message ?? "",
+    mediaUrls: [...(params.mediaUrl === undefined ? [] : [params.mediaUrl]), ...(params.mediaUrls ?? [])],
+    gifPlayback: params.gifPlayback,
+    accountId: params.accountId ?? "",
+    threadId: params.threadId ?? "",
+    sessionKey: params.sessionKey ?? "",
+    idempotencyKey: params.idempotencyKey,
+  };
+}
+
+function pollRequest(params: PollParams) {
+  return {
+    channel: params.channel ?? "",
+    to: params.to,
+    question: params.question,
+    options: params.options,
+    allowMultipleAnswers: params.allowMultipleAnswers,
+    anonymous: params.anonymous,
+    accountId: params.accountId ?? "",
+    threadId: params.threadId ?? "",
+    sessionKey: params.sessionKey ?? "",
+    idempotencyKey: params.idempotencyKey,
+  };
+}
+
+/** A receipt as the client sees it: SPEC's `sent`, `messageId`, `cached`, plus where it went. */
+export function receiptPayload(receipt: DeliveryReceipt): { payload: Record<string, unknown>; meta?: Record<string, unknown> } {
+  const payload: Record<string, unknown> = {
+    sent: true,
+    messageId: receipt.messageId,
+    messageIds: receipt.messageIds,
+    channel: receipt.channel,
+    accountId: receipt.accountId,
+    to: receipt.to,
+  };
+  if (!receipt.cached) return { payload };
+  payload.cached = true;
+  return { payload, meta: { cached: true } };
+}
+
+function asResult(receipt: DeliveryReceipt): MethodResult {
+  const { payload, meta } = receiptPayload(receipt);
+  return meta === undefined ? payload : new PayloadWithMeta(payload, meta);
+}
+
+function statusPayload(res: ChannelsStatusResponse): Record<string, unknown> {
+  const at = (ms: number) => (ms > 0 ? ms : null);
+  return {
+    channels: res.channels.map((channel) => ({
+      id: channel.id,
+      kind: channel.kind,
+      default: channel.isDefault,
+      polls: channel.polls,
+      textChunk: channel.textChunk,
+      accounts: channel.accounts.map((account) => ({
+        accountId: account.accountId,
+        configured: account.configured,
+        reachable: account.reachable,
+        identity: account.identity || null,
+        probedAt: at(account.probedAt),
+        lastSuccessAt: at(account.lastSuccessAt),
+        lastError: account.lastError || null,
+        lastErrorAt: at(account.lastErrorAt),
+        rateLimitedUntil: at(account.rateLimitedUntil),
+      })),
+    })),
+  };
+}
+
+export function deliveryMethods(deps: DeliveryMethodDeps) {
+  const sendOpts = { timeoutMs: deps.sendTimeoutMs };
+  return [
+    defineMethod({
+      name: "send",
+      params: SendParamsSchema,
+      roles: ["control"],
+      handler: async (params) =>
+        asResult(await callRpc(deps.bus, deps.subjects, RPC.deliverySend, sendRequest(params), sendOpts)),
+    }),
+    defineMethod({
+      name: "poll",
+      params: PollParamsSchema,
+      roles: ["control"],
+      handler: async (params) =>
+        asResult(await callRpc(deps.bus, deps.subjects, RPC.deliveryPoll, pollRequest(params), sendOpts)),
+    }),
+    defineMethod({
+      name: "channels.status",
+      params: ChannelsStatusParamsSchema,
+      roles: ["control"],
+      handler: async (params) =>
+        statusPayload(
+          await callRpc(deps.bus, deps.subjects, RPC.channelsStatus, { probe: params.probe }, {
+            timeoutMs: deps.requestTimeoutMs,
+          }),
+        ),
+    }),
+  ];
+}
