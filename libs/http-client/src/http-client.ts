@@ -307,7 +307,7 @@ export class HttpClient {
       return new HttpError(`${this.name} at ${url}: no answer within ${at.deadline.ms} ms`, { kind: "timeout", retryable: true, url, cause });
     const ssrf = findSsrfError(err);
     if (ssrf) return ssrf;
-    if ((err as { code?: unknown }).code === "UND_ERR_BODY_TIMEOUT")
+    if (err instanceof Error && (err as NodeJS.ErrnoException).code === "UND_ERR_BODY_TIMEOUT")
       return new HttpError(`${this.name} stream stalled: no data for ${at.idleMs} ms`, { kind: "timeout", retryable: true, url, cause });
     const reason = this.scrub(err instanceof Error ? err.message : String(err));
     const message = at.phase === "connect" ? `cannot reach ${this.name} at ${url}: ${reason}` : `${this.name} stream dropped: ${reason}`;

@@ -15,7 +15,7 @@ export interface SsrfPolicy {
   allowPrivateNetworks?: boolean;
 }
 
-export const STRICT_SSRF_POLICY: SsrfPolicy = Object.freeze({ allowHosts: [], allowPrivateNetworks: false });
+export const STRICT_SSRF_POLICY: SsrfPolicy = Object.freeze({ allowHosts: Object.freeze([]), allowPrivateNetworks: false });
 
 /** `[::1]` as URLs spell it -> `::1`; names compare case-insensitively. */
 function bareHost(host: string): string {

@@ -1,3 +1,4 @@
+import { type HttpClient, readSse } from "@gw/http-client";
 import {
   type ChatMessage,
   type ModelChunk,
@@ -5,9 +6,7 @@ import {
   type ModelRequest,
   ProviderError,
 } from "./model-provider.js";
-import type { HttpProviderConfig } from "./openai-provider.js";
-import { httpError, providerPost } from "./http-transport.js";
-import { readSse } from "./sse.js";
+import { asProviderError, type HttpProviderConfig, providerClient } from "./provider-http.js";
 import { anthropicThinkingBudget } from "./thinking.js";
 
 const API_VERSION = "2023-06-01";
@@ -46,15 +45,15 @@ interface StreamEvent {
 
 /** The Anthropic Messages API (`POST {baseUrl}/v1/messages`), streamed. */
 export class AnthropicProvider implements ModelProvider {
-  constructor(private readonly config: HttpProviderConfig) {}
+  private readonly http: HttpClient;
+  private readonly path: string;
 
-  private url(): string {
-    const base = this.config.baseUrl.replace(/\/$/, "");
-    return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`;
+  constructor(private readonly config: HttpProviderConfig) {
+    this.http = providerClient(config, config.apiKey ? { "x-api-key": config.apiKey } : {});
+    this.path = config.baseUrl.replace(/\/$/, "").endsWith("/v1") ? "messages" : "v1/messages";
   }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-    const { config } = this;
     const budget = request.thinking ? anthropicThinkingBudget(request.thinking) : 0;
     const body = {
       model: request.model,
@@ -67,29 +66,25 @@ export class AnthropicProvider implements ModelProvider {
         : {}),
       ...(budget ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
     };
-    const res = await providerPost(
-      config.name,
-      this.url(),
-      {
-        headers: {
-          "content-type": "application/json",
-          accept: "text/event-stream",
-          "anthropic-version": API_VERSION,
-          ...(config.apiKey ? { "x-api-key": config.apiKey } : {}),
-        },
-        body: JSON.stringify(body),
-      },
-      { signal, timeoutMs: config.timeoutMs },
-    );
-    if (!res.ok) throw await httpError(config.name, res);
-    yield* this.readStream(res.body, signal);
+    try {
+      const res = await this.http.request({
+        method: "POST",
+        path: this.path,
+        json: body,
+        headers: { accept: "text/event-stream", "anthropic-version": API_VERSION },
+        signal,
+      });
+      yield* this.readStream(res.body, signal);
+    } catch (err) {
+      throw asProviderError(err);
+    }
   }
 
   private async *readStream(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<ModelChunk> {
     const tools = new Map<number, { id: string; name: string; json: string }>();
     let inputTokens = 0;
     let stopped = false;
-    for await (const sse of readSse(body, { provider: this.config.name, idleMs: this.config.timeoutMs, signal })) {
+    for await (const sse of readSse(body, { name: this.config.name, idleMs: this.config.timeoutMs, signal })) {
       const event = JSON.parse(sse.data) as StreamEvent;
       switch (event.type) {
         case "message_start":

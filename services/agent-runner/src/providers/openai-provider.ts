@@ -1,3 +1,4 @@
+import { type HttpClient, readSse } from "@gw/http-client";
 import {
   type ChatMessage,
   type ModelChunk,
@@ -6,17 +7,8 @@ import {
   ProviderError,
   type ToolCall,
 } from "./model-provider.js";
-import { httpError, providerPost } from "./http-transport.js";
-import { readSse } from "./sse.js";
+import { asProviderError, type HttpProviderConfig, providerClient } from "./provider-http.js";
 import { openAiReasoningEffort } from "./thinking.js";
-
-export interface HttpProviderConfig {
-  name: string;
-  baseUrl: string;
-  apiKey?: string;
-  /** Per attempt: waiting for the response headers, and the longest silence inside a stream. */
-  timeoutMs: number;
-}
 
 interface ToolCallDelta {
   index: number;
@@ -70,10 +62,13 @@ function parseArguments(raw: string, name: string): Record<string, unknown> {
 
 /** Any OpenAI-compatible `POST {baseUrl}/chat/completions` server, streamed. */
 export class OpenAiProvider implements ModelProvider {
-  constructor(private readonly config: HttpProviderConfig) {}
+  private readonly http: HttpClient;
+
+  constructor(private readonly config: HttpProviderConfig) {
+    this.http = providerClient(config, config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {});
+  }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-    const { config } = this;
     const body = {
       model: request.model,
       messages: toWireMessages(request.system, request.messages),
@@ -89,27 +84,24 @@ export class OpenAiProvider implements ModelProvider {
         : {}),
       ...(request.thinking ? { reasoning_effort: openAiReasoningEffort(request.thinking) } : {}),
     };
-    const res = await providerPost(
-      config.name,
-      `${config.baseUrl.replace(/\/$/, "")}/chat/completions`,
-      {
-        headers: {
-          "content-type": "application/json",
-          accept: "text/event-stream",
-          ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}),
-        },
-        body: JSON.stringify(body),
-      },
-      { signal, timeoutMs: config.timeoutMs },
-    );
-    if (!res.ok) throw await httpError(config.name, res);
-    yield* this.readStream(res.body, signal);
+    try {
+      const res = await this.http.request({
+        method: "POST",
+        path: "chat/completions",
+        json: body,
+        headers: { accept: "text/event-stream" },
+        signal,
+      });
+      yield* this.readStream(res.body, signal);
+    } catch (err) {
+      throw asProviderError(err);
+    }
   }
 
   private async *readStream(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<ModelChunk> {
     const calls = new Map<number, { id: string; name: string; args: string }>();
     let finished = false;
-    for await (const event of readSse(body, { provider: this.config.name, idleMs: this.config.timeoutMs, signal })) {
+    for await (const event of readSse(body, { name: this.config.name, idleMs: this.config.timeoutMs, signal })) {
       if (event.data === "[DONE]") {
         finished = true;
         break;

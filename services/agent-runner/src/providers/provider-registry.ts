@@ -1,11 +1,12 @@
 import { BUILTIN_PROVIDER, type GatewayConfig, parseModelRef } from "@gw/config";
 import { GatewayError } from "@gw/contracts";
+import { DEFAULT_RETRY, type RetryPolicy } from "@gw/http-client";
 import { createSecretScrubber } from "@gw/runtime";
 import { AnthropicProvider } from "./anthropic-provider.js";
 import { BuiltinProvider } from "./builtin-provider.js";
 import type { ModelProvider } from "./model-provider.js";
 import { OpenAiProvider } from "./openai-provider.js";
-import { DEFAULT_RETRY, RetryingProvider, type RetryPolicy } from "./retrying-provider.js";
+import { RetryingProvider } from "./retrying-provider.js";
 import { SecretRedactingProvider } from "./secret-redacting-provider.js";
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -24,7 +25,7 @@ export class ProviderRegistry {
     this.providers.set(BUILTIN_PROVIDER, new BuiltinProvider());
     const scrub = createSecretScrubber(opts.secrets ?? []);
     for (const [name, p] of Object.entries(models.providers)) {
-      const config = { name, baseUrl: p.baseUrl, apiKey: p.apiKey, timeoutMs: p.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+      const config = { name, baseUrl: p.baseUrl, apiKey: p.apiKey, timeoutMs: p.timeoutMs ?? DEFAULT_TIMEOUT_MS, secrets: opts.secrets };
       const adapter = p.kind === "openai" ? new OpenAiProvider(config) : new AnthropicProvider(config);
       // Outermost, so the final message (with its "after N attempts") is the one scrubbed.
       this.providers.set(name, new SecretRedactingProvider(new RetryingProvider(adapter, opts.retry ?? DEFAULT_RETRY), scrub));

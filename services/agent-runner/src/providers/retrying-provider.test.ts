@@ -2,7 +2,8 @@ import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ModelChunk, type ModelProvider, type ModelRequest, ProviderError } from "./model-provider.js";
 import { OpenAiProvider } from "./openai-provider.js";
-import { RetryingProvider, retryDelayMs, type RetryPolicy } from "./retrying-provider.js";
+import { retryDelayMs, type RetryPolicy } from "@gw/http-client";
+import { RetryingProvider } from "./retrying-provider.js";
 
 const request = (message: string): ModelRequest => ({
   model: "m",

@@ -1,36 +1,5 @@
+import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs, sleep } from "@gw/http-client";
 import { type ModelChunk, type ModelProvider, type ModelRequest, ProviderError } from "./model-provider.js";
-
-export interface RetryPolicy {
-  /** Attempts in total, the first included. */
-  attempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** 0..1, injected in tests. */
-  random?: () => number;
-}
-
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDelayMs: 8_000 };
-
-/** Full jitter over an exponential ceiling; a server's Retry-After wins when it asks for longer. */
-export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterMs?: number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-  const jittered = Math.round((policy.random ?? Math.random)() * ceiling);
-  return retryAfterMs === undefined ? jittered : Math.min(policy.maxDelayMs * 4, Math.max(jittered, retryAfterMs));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 /**
  * Retries a failed call only while nothing has reached the caller: once a chunk was
