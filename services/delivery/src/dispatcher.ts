@@ -133,10 +133,10 @@ export class Dispatcher {
     work: (deadline: AbortSignal) => Promise<string[]>,
   ): Promise<DeliveryReceipt> {
     const deadlineAt = Date.now() + this.deps.sendTimeoutMs;
-    const { value: ids, cached } = await this.deps.idempotency.run(key, print, deadlineAt, () =>
-      this.chats.run(`${account.channelId}:${account.accountId}:${to}`, () =>
-        work(AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()))),
-      ),
+    // The chat's turn is taken first, before any await, so one chat's sends keep the order in
+    // which they reached this replica; a repeat of a key waits here too, then finds the result.
+    const { value: ids, cached } = await this.chats.run(`${account.channelId}:${account.accountId}:${to}`, () =>
+      this.deps.idempotency.run(key, print, deadlineAt, () => work(AbortSignal.timeout(Math.max(1, deadlineAt - Date.now())))),
     );
     return {
       channel: account.channelId,
