@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { ConnectParamsSchema, type FrameId, GatewayError, type Role } from "@gw/contracts";
+import { ConnectParamsSchema, describeIssues, type FrameId, GatewayError, type Role } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
 import { type RawData, WebSocket } from "ws";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { HeaderBag } from "../auth/client-address.js";
 import type { EventHub, EventTarget } from "../events/event-hub.js";
-import { type CallContext, describeIssues, type MethodRegistry, type MethodResult, RawJsonPayload } from "../methods/registry.js";
+import { type CallContext, type MethodRegistry, type MethodResult, RawJsonPayload } from "../methods/registry.js";
 import { errorFrame, parseRequestFrame, rawSuccessFrame, successFrame } from "./frames.js";
 import { isSlowConsumer, tooManyInFlight, type WsLimits } from "./limits.js";
 
@@ -215,7 +215,7 @@ export class Connection implements EventTarget {
       );
     }
     const parsed = ConnectParamsSchema.safeParse(rawParams ?? {});
-    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error));
+    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "params"));
     const params = parsed.data;
     this.state = "connecting";
     let context: ConnectionContext;
