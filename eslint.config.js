@@ -20,7 +20,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["scripts/**/*.mjs", "bench/**/*.ts", "**/*.test.ts", "**/test/**/*.ts"],
+    files: ["scripts/**/*.mjs", "scripts/**/*.ts", "bench/**/*.ts", "**/*.test.ts", "**/test/**/*.ts"],
     rules: { "no-console": "off" },
   },
 );
