@@ -2,6 +2,7 @@
 // type information so `npm test` stays fast. Generated code is left alone.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import gwBoundaries from "./scripts/lint/import-boundaries.mjs";
 
 export default tseslint.config(
   { ignores: ["**/node_modules/**", "**/gen/**", "**/dist/**", "**/data/**", "bench/results/**"] },
@@ -18,6 +19,12 @@ export default tseslint.config(
       eqeqeq: ["error", "always"],
       "no-console": "error",
     },
+  },
+  {
+    // Dependency directions (root README, "Layout"); scripts/lint/import-boundaries.test.ts.
+    files: ["libs/**/*.ts", "services/**/*.ts"],
+    plugins: { gw: gwBoundaries },
+    rules: { "gw/import-boundaries": "error" },
   },
   {
     files: ["scripts/**/*.mjs", "scripts/**/*.ts", "bench/**/*.ts", "**/*.test.ts", "**/test/**/*.ts"],
