@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { bearerAuth, type HttpDeps } from "./routes.js";
 
-const ToolsInvokeBodySchema = z.object({
+export const ToolsInvokeBodySchema = z.object({
   tool: z.string({ error: "tool is required" }).min(1, "tool must not be empty").max(128),
   params: z.record(z.string(), z.unknown(), { error: "params must be an object" }).optional(),
 });
