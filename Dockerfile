@@ -1,28 +1,52 @@
 # One image per service, built from one file: `docker build --target edge .` etc.
 # Node 22 (LTS) at run time; the code also runs on Node >= 20.19.
-FROM node:22-bookworm-slim AS deps
+#
+# The images run compiled JavaScript: `build` bundles each service's TypeScript into one
+# dist/<service>.js (scripts/build-services.mjs), `deps` installs the production dependencies
+# only, and the final images hold those two and nothing else (no sources, no TypeScript loader,
+# no test tooling).
+
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
-ENV NODE_ENV=production npm_config_update_notifier=false
+ENV npm_config_update_notifier=false
 # Every workspace's package.json must be present for `npm ci` to accept the lockfile, so the
 # whole tree goes in (see .dockerignore for what stays out).
 COPY . .
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm ci --no-audit --no-fund && node scripts/build-services.mjs dist
 
-FROM deps AS edge
+FROM node:22-bookworm-slim AS deps
+WORKDIR /app
+ENV NODE_ENV=production npm_config_update_notifier=false
+COPY . .
+# Production installs carry no test tooling: the build fails if testcontainers (libs/testing's
+# container fallback) can still be imported after `npm ci --omit=dev`. The bundles inline our
+# workspaces, so their links (to sources the image does not hold) go.
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && if node -e "import('testcontainers')" 2>/dev/null; then \
+      echo "testcontainers is installed by npm ci --omit=dev: test tooling leaked into production dependencies" >&2; exit 1; \
+    fi \
+ && rm -rf node_modules/@gw
+
+FROM node:22-bookworm-slim AS runtime
+WORKDIR /app
+ENV NODE_ENV=production
+# package.json for "type": "module": the bundles are ES modules.
+COPY --from=deps /app/package.json ./package.json
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
 USER node
+
+FROM runtime AS edge
 EXPOSE 18789
-CMD ["node", "--import", "tsx", "services/edge/src/main.ts"]
+CMD ["node", "--enable-source-maps", "dist/edge.js"]
 
-FROM deps AS agent-runner
-USER node
-CMD ["node", "--import", "tsx", "services/agent-runner/src/main.ts"]
+FROM runtime AS agent-runner
+CMD ["node", "--enable-source-maps", "dist/agent-runner.js"]
 
-FROM deps AS sessions
-USER node
-CMD ["node", "--import", "tsx", "services/sessions/src/main.ts"]
+FROM runtime AS sessions
+CMD ["node", "--enable-source-maps", "dist/sessions.js"]
 
-FROM deps AS gateway
-USER node
+FROM runtime AS gateway
 EXPOSE 18789
 # Inside a container, loopback is the container itself: listen on every interface (a token is required).
-CMD ["node", "--import", "tsx", "services/gateway/src/cli.ts", "start", "--bind", "0.0.0.0"]
+CMD ["node", "--enable-source-maps", "dist/gateway.js", "start", "--bind", "0.0.0.0"]

@@ -2,6 +2,7 @@
 // type information so `npm test` stays fast. Generated code is left alone.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import gwBoundaries from "./scripts/lint/import-boundaries.mjs";
 
 export default tseslint.config(
   { ignores: ["**/node_modules/**", "**/gen/**", "**/dist/**", "**/data/**", "bench/results/**"] },
@@ -20,7 +21,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ["scripts/**/*.mjs", "bench/**/*.ts", "**/*.test.ts", "**/test/**/*.ts"],
+    // Dependency directions (root README, "Layout"); scripts/lint/import-boundaries.test.ts.
+    files: ["libs/**/*.ts", "services/**/*.ts"],
+    plugins: { gw: gwBoundaries },
+    rules: { "gw/import-boundaries": "error" },
+  },
+  {
+    files: ["scripts/**/*.mjs", "scripts/**/*.ts", "bench/**/*.ts", "**/*.test.ts", "**/test/**/*.ts"],
     rules: { "no-console": "off" },
   },
 );

@@ -7,6 +7,7 @@ export default defineConfig({
       "libs/*/test/**/*.test.ts",
       "services/*/src/**/*.test.ts",
       "services/*/test/**/*.test.ts",
+      "scripts/**/*.test.ts",
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,3 +1,4 @@
+export { describeIssues } from "./describe-issues.js";
 export * from "./encode.js";
 export * from "./errors.js";
 export * from "./gen/gateway/v1/agents.pb.js";

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Bus, Subjects } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
-import { ERROR_CATALOGUE, GatewayError, isGatewayError } from "@gw/contracts";
+import { GatewayError, isGatewayError } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
 import { InProcessRunQueue, type RunQueue, RunRegistry } from "@gw/runs";
 import type { FastStore } from "@gw/store";
@@ -18,7 +18,7 @@ import { RunEventRouter } from "./events/run-event-router.js";
 import { registerApiSend } from "./http/api-send.js";
 import { registerOriginCheck } from "./http/browser-origin.js";
 import { registerChatCompletions } from "./http/chat-completions.js";
-import { sendHttpError } from "./http/errors.js";
+import { httpErrorResponse, sendHttpError } from "./http/errors.js";
 import { registerDepthLimitedJson } from "./http/json-body.js";
 import { registerRoutes } from "./http/routes.js";
 import { registerToolsInvoke } from "./http/tools-invoke.js";
@@ -61,19 +61,18 @@ function destroyOnError(this: Duplex): void {
   this.destroy();
 }
 
-/** Answers a refused upgrade with a plain HTTP response carrying the SPEC §7 body. */
-function refuseUpgrade(socket: Duplex, err: GatewayError): void {
-  const spec = ERROR_CATALOGUE[err.code];
-  const body = JSON.stringify({ error: { message: err.message, type: spec.httpType } });
-  const retryAfter = err.details?.retryAfterSeconds;
+/** Answers a refused upgrade with a plain HTTP response from the one HTTP error mapper. */
+function refuseUpgrade(socket: Duplex, err: GatewayError, logger: Logger): void {
+  const { status, headers, body } = httpErrorResponse(err, logger);
+  const json = JSON.stringify(body);
   const lines = [
-    `HTTP/1.1 ${spec.httpStatus} ${spec.httpType}`,
+    `HTTP/1.1 ${status} ${body.error.type}`,
     "Content-Type: application/json",
-    `Content-Length: ${Buffer.byteLength(body)}`,
+    `Content-Length: ${Buffer.byteLength(json)}`,
     "Connection: close",
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
   ];
-  if (typeof retryAfter === "number") lines.push(`Retry-After: ${retryAfter}`);
-  socket.end(`${lines.join("\r\n")}\r\n\r\n${body}`);
+  socket.end(`${lines.join("\r\n")}\r\n\r\n${json}`);
 }
 
 /** The edge: fastify (HTTP) and ws (WebSocket) on one port; everything else is behind the bus. */
@@ -133,9 +132,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   });
   app.setErrorHandler((err, _request, reply) => sendHttpError(reply, err, logger));
   app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({
-      error: { message: `no route ${request.method} ${request.url}`, type: "invalid_request_error" },
-    }),
+    sendHttpError(reply, new GatewayError("NOT_FOUND", `no route ${request.method} ${request.url}`), logger),
   );
   // Refuse a declared oversize body before routing, so unknown routes cannot be used to stream junk.
   app.addHook("onRequest", async (request) => {
@@ -200,7 +197,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
       origins.check(request.headers, target.authority);
       perIp.acquire(clientIp);
     } catch (err) {
-      if (isGatewayError(err)) refuseUpgrade(socket, err);
+      if (isGatewayError(err)) refuseUpgrade(socket, err, logger);
       else socket.destroy();
       return;
     }

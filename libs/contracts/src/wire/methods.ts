@@ -31,10 +31,16 @@ export const SESSIONS_LIST_MAX_OFFSET = 1_000_000;
 export const SESSIONS_PREVIEW_MAX_LIMIT = 200;
 export const THINKING_LEVELS = ["low", "medium", "high"] as const;
 
-export const SessionKeySchema = z.string().superRefine((key, ctx) => {
-  const problem = sessionKeyProblem(key);
-  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
-});
+export const SessionKeySchema = z
+  .string()
+  .superRefine((key, ctx) => {
+    const problem = sessionKeyProblem(key);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+  })
+  // The refinement has no JSON Schema form: the API documents carry its rule as prose.
+  .describe(
+    "<prefix>:<identifier>; prefix 1-64 of A-Z a-z 0-9 _ . - (a category or a channel id), identifier not empty; at most 512 UTF-8 bytes, no control characters",
+  );
 
 const boundedInt = (min: number, max: number) =>
   z

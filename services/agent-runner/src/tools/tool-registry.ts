@@ -1,4 +1,4 @@
-import { GatewayError } from "@gw/contracts";
+import { describeIssues, GatewayError } from "@gw/contracts";
 import { z } from "zod";
 import type { ToolSpec } from "../providers/model-provider.js";
 
@@ -30,13 +30,6 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDef
 /** Model APIs allow `[A-Za-z0-9_-]` in function names, so `time.now` travels as `time__now`. */
 export function toWireName(name: string): string {
   return name.replace(/\./g, "__");
-}
-
-export function describeToolIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => `${["params", ...issue.path.map(String)].join(".")}: ${issue.message}`)
-    .join("; ");
 }
 
 /** Every tool the runner knows; agents see the subset their `tools` allow list names. */
@@ -80,7 +73,7 @@ export class ToolRegistry {
 
   async run(tool: ToolDefinition, params: unknown, ctx: ToolContext): Promise<ToolResult> {
     const parsed = tool.input.safeParse(params ?? {});
-    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeToolIssues(parsed.error));
+    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "params"));
     return tool.run(parsed.data, ctx);
   }
 }

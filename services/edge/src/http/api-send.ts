@@ -1,8 +1,7 @@
 import { callRpc } from "@gw/bus";
-import { ApiSendBodySchema, GatewayError, RPC, SendParamsSchema } from "@gw/contracts";
+import { ApiSendBodySchema, describeIssues, GatewayError, RPC, SendParamsSchema } from "@gw/contracts";
 import type { FastifyInstance } from "fastify";
 import { receiptPayload, sendRequest } from "../methods/delivery.js";
-import { describeIssues } from "../methods/registry.js";
 import { bearerAuth, type HttpDeps } from "./routes.js";
 
 /**
@@ -14,11 +13,11 @@ export function registerApiSend(app: FastifyInstance, deps: HttpDeps & { sendTim
   app.post("/api/send", { onRequest: bearerAuth(deps) }, async (request) => {
     const envelope = ApiSendBodySchema.safeParse(request.body ?? {});
     if (!envelope.success) {
-      throw new GatewayError("INVALID_REQUEST", describeIssues(envelope.error).replaceAll("params.", "body."));
+      throw new GatewayError("INVALID_REQUEST", describeIssues(envelope.error, "body"));
     }
     const params = SendParamsSchema.safeParse(envelope.data.params);
     if (!params.success) {
-      throw new GatewayError("INVALID_REQUEST", describeIssues(params.error).replaceAll("params.", "body.params."));
+      throw new GatewayError("INVALID_REQUEST", describeIssues(params.error, "body.params"));
     }
     const receipt = await callRpc(deps.bus, deps.subjects, RPC.deliverySend, sendRequest(params.data), {
       timeoutMs: deps.sendTimeoutMs,

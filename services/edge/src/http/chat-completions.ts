@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { ERROR_CATALOGUE, GatewayError, isGatewayError } from "@gw/contracts";
+import { describeIssues, GatewayError } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { RunClient } from "../events/run-client.js";
-import { describeIssues } from "../methods/registry.js";
 import { agentIdOfModel, type ChatCompletionsBody, ChatCompletionsBodySchema, chatTurn } from "./chat-completions-body.js";
+import { httpErrorResponse } from "./errors.js";
 import { bearerAuth, type HttpDeps } from "./routes.js";
 
 export interface ChatCompletionsDeps extends HttpDeps {
@@ -16,7 +16,7 @@ export interface ChatCompletionsDeps extends HttpDeps {
 
 function parseBody(raw: unknown): ChatCompletionsBody {
   const parsed = ChatCompletionsBodySchema.safeParse(raw ?? {});
-  if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error).replaceAll("params.", "body."));
+  if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "body"));
   return parsed.data;
 }
 
@@ -100,13 +100,12 @@ async function streamCompletion(
       },
     });
     if (record.state === "error") {
-      const code = record.error?.code ?? "INTERNAL";
-      sse(reply, { error: { message: record.error?.message ?? "the run failed", type: ERROR_CATALOGUE[code].httpType } });
+      const failure = new GatewayError(record.error?.code ?? "INTERNAL", record.error?.message ?? "the run failed");
+      sse(reply, httpErrorResponse(failure, deps.logger).body);
     } else sse(reply, chunk({}, "stop"));
   } catch (err) {
-    const typed = isGatewayError(err) ? err : new GatewayError("INTERNAL");
-    if (!isGatewayError(err)) deps.logger.error({ err }, "chat completion stream failed");
-    sse(reply, { error: { message: typed.message, type: typed.spec.httpType } });
+    // The status line has gone out already: the error travels as the stream's last chunk.
+    sse(reply, httpErrorResponse(err, deps.logger).body);
   } finally {
     finished = true;
     sse(reply, "[DONE]");

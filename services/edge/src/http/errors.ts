@@ -19,19 +19,33 @@ function fromFastifyError(err: FastifyLikeError): GatewayError | undefined {
   return undefined;
 }
 
-/** The one HTTP error mapper: SPEC §7 body, catalogue status, Retry-After when rate limited. */
-export function sendHttpError(reply: FastifyReply, err: unknown, logger: Logger): FastifyReply {
+/** An HTTP error answer: the status, the headers it needs, and the SPEC §7 body. */
+export interface HttpErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: HttpErrorBody;
+}
+
+/**
+ * The one HTTP error mapper, for every HTTP answer (routes, refused WebSocket upgrades, errors
+ * inside an SSE stream): catalogue status and type, `Retry-After` when rate limited. Anything
+ * that is not a typed error is logged with its cause and answered as a bare internal error.
+ */
+export function httpErrorResponse(err: unknown, logger: Logger): HttpErrorResponse {
   const typed = isGatewayError(err) ? err : fromFastifyError(err as FastifyLikeError);
   if (typed === undefined) {
     logger.error({ err }, "unexpected error while handling an HTTP request");
-    const body: HttpErrorBody = { error: { message: "internal error", type: "api_error" } };
-    return reply.status(500).send(body);
+    return { status: 500, headers: {}, body: { error: { message: "internal error", type: "api_error" } } };
   }
   if (typed.code === "INTERNAL") logger.error({ err: typed }, "internal error");
   const spec = ERROR_CATALOGUE[typed.code];
+  const headers: Record<string, string> = {};
   const retryAfter = typed.details?.retryAfterSeconds;
-  if (typed.code === "RATE_LIMITED" && typeof retryAfter === "number")
-    reply.header("retry-after", String(retryAfter));
-  const body: HttpErrorBody = { error: { message: typed.message, type: spec.httpType } };
-  return reply.status(spec.httpStatus).send(body);
+  if (typed.code === "RATE_LIMITED" && typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
+  return { status: spec.httpStatus, headers, body: { error: { message: typed.message, type: spec.httpType } } };
+}
+
+export function sendHttpError(reply: FastifyReply, err: unknown, logger: Logger): FastifyReply {
+  const { status, headers, body } = httpErrorResponse(err, logger);
+  return reply.status(status).headers(headers).send(body);
 }

@@ -1,10 +1,10 @@
 import { callRpc } from "@gw/bus";
-import { GatewayError, RPC } from "@gw/contracts";
+import { describeIssues, GatewayError, RPC } from "@gw/contracts";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { bearerAuth, type HttpDeps } from "./routes.js";
 
-const ToolsInvokeBodySchema = z.object({
+export const ToolsInvokeBodySchema = z.object({
   tool: z.string({ error: "tool is required" }).min(1, "tool must not be empty").max(128),
   params: z.record(z.string(), z.unknown(), { error: "params must be an object" }).optional(),
 });
@@ -13,10 +13,7 @@ const ToolsInvokeBodySchema = z.object({
 export function registerToolsInvoke(app: FastifyInstance, deps: HttpDeps): void {
   app.post("/api/tools/invoke", { onRequest: bearerAuth(deps) }, async (request) => {
     const parsed = ToolsInvokeBodySchema.safeParse(request.body ?? {});
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new GatewayError("INVALID_REQUEST", `body.${issue.path.join(".")}: ${issue.message}`);
-    }
+    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "body"));
     const res = await callRpc(
       deps.bus,
       deps.subjects,

@@ -1,4 +1,4 @@
-import { GatewayError, type Role } from "@gw/contracts";
+import { describeIssues, GatewayError, type Role } from "@gw/contracts";
 import type { z } from "zod";
 import type { Principal } from "../auth/auth-gate.js";
 
@@ -46,17 +46,6 @@ export function defineMethod<S extends z.ZodType>(def: MethodDefinition<S>): Met
   return def;
 }
 
-/** Formats zod issues as `params.limit: expected number, received string`. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => {
-      const path = ["params", ...issue.path.map(String)].join(".");
-      return `${path}: ${issue.message}`;
-    })
-    .join("; ");
-}
-
 /** `method -> { schema, handler }`: params are validated once here, handlers get typed input. */
 export class MethodRegistry {
   private readonly methods = new Map<string, AnyMethod>();
@@ -84,7 +73,7 @@ export class MethodRegistry {
       throw new GatewayError("FORBIDDEN", `method ${name} is not allowed for role ${ctx.role}`);
     }
     const parsed = def.params.safeParse(rawParams ?? {});
-    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error));
+    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "params"));
     return def.handler(parsed.data, ctx);
   }
 }

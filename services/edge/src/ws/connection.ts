@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ConnectParamsSchema, type FrameId, GatewayError, type Role } from "@gw/contracts";
+import { ConnectParamsSchema, describeIssues, type FrameId, GatewayError, type Role } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
 import { type RawData, WebSocket } from "ws";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
@@ -7,7 +7,6 @@ import type { HeaderBag } from "../auth/client-address.js";
 import type { EventHub, EventTarget } from "../events/event-hub.js";
 import {
   type CallContext,
-  describeIssues,
   type MethodRegistry,
   type MethodResult,
   PayloadWithMeta,
@@ -225,7 +224,7 @@ export class Connection implements EventTarget {
       );
     }
     const parsed = ConnectParamsSchema.safeParse(rawParams ?? {});
-    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error));
+    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "params"));
     const params = parsed.data;
     this.state = "connecting";
     let context: ConnectionContext;

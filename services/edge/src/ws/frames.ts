@@ -1,4 +1,5 @@
 import {
+  describeIssues,
   type ErrorFrame,
   type EventFrame,
   exceedsJsonDepth,
@@ -73,13 +74,7 @@ export function parseRequestFrame(raw: Buffer): ParsedFrame {
   if (plain !== undefined) return { ok: true, frame: plain };
   const parsed = RequestFrameSchema.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-    return {
-      ok: false,
-      id,
-      error: new GatewayError("INVALID_REQUEST", `${where}${issue?.message ?? "bad frame"}`),
-    };
+    return { ok: false, id, error: new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "")) };
   }
   return { ok: true, frame: parsed.data };
 }

@@ -1,0 +1,49 @@
+// Compiles each service's entry point to one JavaScript file in dist/, so the images run plain
+// `node dist/<service>.js` with no TypeScript loader in production. Workspace code (@gw/*) is
+// inlined; every other package stays an ordinary import resolved from node_modules, which the
+// image installs with `npm ci --omit=dev`.
+//   node scripts/build-services.mjs [outdir]
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+/** `services/<name>/src/main.ts` for every service, and the embedded gateway's CLI. */
+export function serviceEntryPoints(root = ".") {
+  const entries = {};
+  for (const name of readdirSync(join(root, "services")).sort()) {
+    const main = join(root, "services", name, "src", "main.ts");
+    if (existsSync(main)) entries[name] = main;
+  }
+  entries.gateway = join(root, "services", "gateway", "src", "cli.ts");
+  return entries;
+}
+
+/** Bare imports other than our workspaces stay imports: node_modules holds them at run time. */
+const keepPackagesExternal = {
+  name: "keep-packages-external",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith("@gw/") ? undefined : { path: args.path, external: true }));
+  },
+};
+
+export async function buildServices(outdir = "dist", root = ".") {
+  const entryPoints = serviceEntryPoints(root);
+  await build({
+    entryPoints,
+    outdir,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20.19",
+    sourcemap: true,
+    logLevel: "warning",
+    plugins: [keepPackagesExternal],
+  });
+  return Object.keys(entryPoints).map((name) => join(outdir, `${name}.js`));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const files = await buildServices(process.argv[2] ?? "dist");
+  console.log(`built ${files.join(", ")}`);
+}

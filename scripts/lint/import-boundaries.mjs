@@ -1,0 +1,114 @@
+// ESLint rule `gw/import-boundaries`: the dependency directions of the root README, enforced.
+//  - a library (libs/*) never imports a service (services/*);
+//  - the edge never imports a channel plugin (services/delivery/src/channels/**): inbound and
+//    outbound channel traffic reaches the delivery service over the bus;
+//  - production code reaches another workspace only through its package entry (`@gw/<name>`),
+//    never through a deep path or a relative path into the other workspace's folder;
+//  - production code never imports test tooling.
+// Test code (*.test.ts, *.contract.ts and their contract-helpers.ts, test/ folders) may share fixtures across workspaces but
+// obeys the first two.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const TEST_ONLY = [/^@gw\/testing(\/|$)/, /^testcontainers(\/|$)/, /^@testcontainers\//, /^vitest(\/|$)/, /^fast-check(\/|$)/];
+const CHANNEL_PLUGINS = "services/delivery/src/channels/";
+
+/** `@gw/<name>` -> `libs/<dir>` or `services/<dir>`, from the workspaces' package.json files. */
+function workspacePackages(root) {
+  const byName = new Map();
+  for (const parent of ["libs", "services"]) {
+    for (const dir of readdirSync(join(root, parent), { withFileTypes: true })) {
+      if (!dir.isDirectory()) continue;
+      try {
+        const { name } = JSON.parse(readFileSync(join(root, parent, dir.name, "package.json"), "utf8"));
+        byName.set(name, `${parent}/${dir.name}`);
+      } catch {
+        // A folder without a package.json is not a workspace.
+      }
+    }
+  }
+  // Services named in the architecture before their folder exists.
+  for (const planned of ["delivery", "hooks"]) if (!byName.has(`@gw/${planned}`)) byName.set(`@gw/${planned}`, `services/${planned}`);
+  return byName;
+}
+
+/** `libs/bus` and the rest of the path, for a repository-relative path inside a workspace. */
+function splitWorkspace(repoPath) {
+  const match = /^((?:libs|services)\/[^/]+)(?:\/(.*))?$/.exec(repoPath);
+  return match ? { workspace: match[1], inner: match[2] ?? "" } : undefined;
+}
+
+/** Tests, contract suites (run by each implementation's tests) and their helpers. */
+function isTestFile(inner) {
+  return /(^|\/)test\//.test(inner) || /\.(test|contract)\.ts$/.test(inner) || /(^|\/)contract-helpers\.ts$/.test(inner);
+}
+
+/** Where an import lands: a workspace and the path inside it, or a third-party package. */
+function target(specifier, fromFile, packages, root) {
+  if (specifier.startsWith(".")) {
+    const landed = relative(root, resolve(dirname(fromFile), specifier)).split(sep).join("/");
+    const inWorkspace = splitWorkspace(landed);
+    return inWorkspace ? { ...inWorkspace, viaEntry: false, repoPath: landed } : undefined;
+  }
+  const match = /^(@gw\/[^/]+)(?:\/(.*))?$/.exec(specifier);
+  if (match && packages.has(match[1])) {
+    const workspace = packages.get(match[1]);
+    const inner = match[2] ?? "";
+    return { workspace, inner, viaEntry: inner === "", repoPath: inner ? `${workspace}/${inner}` : workspace };
+  }
+  return { external: specifier };
+}
+
+export function createImportBoundariesRule(root = REPO_ROOT) {
+  let packages;
+  return {
+    meta: {
+      type: "problem",
+      docs: { description: "keep libraries, services and channel plugins behind their boundaries" },
+      schema: [],
+      messages: {
+        libImportsService: "a library must not import a service ({{target}}): services depend on libraries, never the reverse",
+        edgeImportsChannel: "the edge must not import a channel plugin ({{target}}): channel traffic goes to the delivery service over the bus",
+        internals: "import {{entry}} (its package entry), not its internals ({{target}})",
+        testTooling: "production code must not import test tooling ({{target}})",
+      },
+    },
+    create(context) {
+      packages ??= workspacePackages(root);
+      const filename = context.filename ?? context.getFilename();
+      const from = splitWorkspace(relative(root, filename).split(sep).join("/"));
+      if (from === undefined) return {};
+      // libs/testing is test tooling through and through.
+      const production = from.workspace !== "libs/testing" && !isTestFile(from.inner);
+      const check = (node) => {
+        const specifier = node.source?.value;
+        if (typeof specifier !== "string") return;
+        const to = target(specifier, filename, packages, root);
+        if (to === undefined) return;
+        const report = (messageId, data) => context.report({ node: node.source, messageId, data: { target: specifier, ...data } });
+        if (to.external !== undefined) {
+          if (production && TEST_ONLY.some((p) => p.test(to.external))) report("testTooling");
+          return;
+        }
+        if (to.workspace === from.workspace) return;
+        if (production && to.workspace === "libs/testing") return report("testTooling");
+        if (from.workspace === "services/edge" && `${to.repoPath}/`.startsWith(CHANNEL_PLUGINS)) return report("edgeImportsChannel");
+        if (from.workspace.startsWith("libs/") && to.workspace.startsWith("services/")) return report("libImportsService");
+        if (production && !to.viaEntry) {
+          const entry = [...packages].find(([, dir]) => dir === to.workspace)?.[0] ?? to.workspace;
+          report("internals", { entry });
+        }
+      };
+      return {
+        ImportDeclaration: check,
+        ExportNamedDeclaration: check,
+        ExportAllDeclaration: check,
+        ImportExpression: check,
+      };
+    },
+  };
+}
+
+export default { rules: { "import-boundaries": createImportBoundariesRule() } };

@@ -1,0 +1,64 @@
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+const repoRoot = new URL("../..", import.meta.url).pathname;
+// The repository's own eslint.config.js, as `npm test` runs it.
+const eslint = new ESLint({ cwd: repoRoot });
+
+/** The import-boundary messages for `code` linted as if it lived at `file`. */
+async function boundaryErrors(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: `${repoRoot}${file}` });
+  return result!.messages.filter((m) => m.ruleId === "gw/import-boundaries").map((m) => m.message);
+}
+
+describe("gw/import-boundaries, as configured in eslint.config.js", () => {
+  it("refuses a library importing a service, by package name or by path", async () => {
+    expect(await boundaryErrors("libs/bus/src/fixture.ts", 'import { startEdge } from "@gw/edge";\nexport { startEdge };\n')).toEqual([
+      "a library must not import a service (@gw/edge): services depend on libraries, never the reverse",
+    ]);
+    expect(await boundaryErrors("libs/runs/src/fixture.ts", 'export * from "../../../services/sessions/src/service.js";\n')).toEqual([
+      "a library must not import a service (../../../services/sessions/src/service.js): services depend on libraries, never the reverse",
+    ]);
+  });
+
+  it("refuses the edge importing a channel plugin, in its code and in its tests", async () => {
+    expect(await boundaryErrors("services/edge/src/fixture.ts", 'import "../../delivery/src/channels/telegram/plugin.js";\n')).toEqual([
+      "the edge must not import a channel plugin (../../delivery/src/channels/telegram/plugin.js): channel traffic goes to the delivery service over the bus",
+    ]);
+    expect(await boundaryErrors("services/edge/test/fixture.test.ts", 'const m = await import("@gw/delivery/src/channels/slack/api.js");\nexport { m };\n')).toEqual([
+      "the edge must not import a channel plugin (@gw/delivery/src/channels/slack/api.js): channel traffic goes to the delivery service over the bus",
+    ]);
+  });
+
+  it("refuses production code reaching into another workspace past its package entry", async () => {
+    expect(await boundaryErrors("services/gateway/src/fixture.ts", 'export { startEdge } from "@gw/edge/src/edge.js";\n')).toEqual([
+      "import @gw/edge (its package entry), not its internals (@gw/edge/src/edge.js)",
+    ]);
+    expect(await boundaryErrors("services/gateway/src/fixture.ts", 'import { startEdge } from "../../edge/src/edge.js";\nexport { startEdge };\n')).toEqual([
+      "import @gw/edge (its package entry), not its internals (../../edge/src/edge.js)",
+    ]);
+    expect(await boundaryErrors("libs/host/src/fixture.ts", 'export { NatsBus } from "@gw/bus/src/nats-bus.js";\n')).toEqual([
+      "import @gw/bus (its package entry), not its internals (@gw/bus/src/nats-bus.js)",
+    ]);
+  });
+
+  it("refuses test tooling in production code", async () => {
+    expect(await boundaryErrors("services/edge/src/fixture.ts", 'import { startNats } from "@gw/testing";\nimport { expect } from "vitest";\nexport { startNats, expect };\n')).toEqual([
+      "production code must not import test tooling (@gw/testing)",
+      "production code must not import test tooling (vitest)",
+    ]);
+  });
+
+  it("allows package entries, a workspace's own files, a service's own channel plugins and shared test fixtures", async () => {
+    const allowed: Array<[string, string]> = [
+      ["services/gateway/src/fixture.ts", 'import { startEdge } from "@gw/edge";\nexport { startEdge };\n'],
+      ["services/edge/src/fixture.ts", 'import { sessionMethods } from "./methods/sessions.js";\nexport { sessionMethods };\n'],
+      ["services/delivery/src/fixture.ts", 'import "./channels/telegram/plugin.js";\n'],
+      ["services/edge/src/fixture.test.ts", 'import { startNats } from "@gw/testing";\nexport { startNats };\n'],
+      ["libs/store/src/fixture.contract.ts", 'import { startRedis } from "@gw/testing";\nexport { startRedis };\n'],
+      ["services/gateway/test/fixture.ts", 'import { fuzzFrame } from "../../edge/test/fuzz-frames.js";\nexport { fuzzFrame };\n'],
+      ["libs/host/src/fixture.ts", 'import { createSubjects } from "@gw/bus";\nexport { createSubjects };\n'],
+    ];
+    for (const [file, code] of allowed) expect(await boundaryErrors(file, code), file).toEqual([]);
+  });
+});

@@ -1,0 +1,89 @@
+import { readFileSync } from "node:fs";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { Parser } from "@asyncapi/parser";
+import { createSubjects, InProcessBus } from "@gw/bus";
+import { createLogger } from "@gw/runtime";
+import { InProcessRunQueue, RunRegistry } from "@gw/runs";
+import { createMemoryFastStore } from "@gw/store";
+import { describe, expect, it } from "vitest";
+import { EventHub } from "../events/event-hub.js";
+import { RunClient } from "../events/run-client.js";
+import { RunEventRouter } from "../events/run-event-router.js";
+import { agentRunMethods } from "../methods/agent-runs.js";
+import { agentMethods } from "../methods/agents.js";
+import { deliveryMethods } from "../methods/delivery.js";
+import { sessionMethods } from "../methods/sessions.js";
+import { buildAsyncApi } from "./asyncapi.js";
+import { buildOpenApi } from "./openapi.js";
+import { WS_METHODS } from "./ws-catalogue.js";
+
+/** The checked-in document (scripts/check-generated.mjs proves it is what the builders make). */
+function checkedIn(file: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL(`../../../../docs/${file}`, import.meta.url), "utf8")) as Record<string, unknown>;
+}
+
+/** The method definitions the edge registers, built as startEdge builds them. */
+function registeredMethods() {
+  const bus = new InProcessBus();
+  const subjects = createSubjects("gw");
+  const logger = createLogger({ service: "test", level: "silent" });
+  const store = createMemoryFastStore();
+  const hub = new EventHub({ bus, subjects, logger });
+  const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
+  const runs = new RunClient({
+    bus,
+    subjects,
+    queue: new InProcessRunQueue(),
+    registry: new RunRegistry(store),
+    router,
+    edgeId: "e",
+    logger,
+    defaultTimeoutSeconds: 30,
+  });
+  const busDeps = { bus, subjects, requestTimeoutMs: 1_000 };
+  const defs = [
+    ...agentMethods(busDeps),
+    ...agentRunMethods(runs),
+    ...sessionMethods(busDeps),
+    ...deliveryMethods({ ...busDeps, sendTimeoutMs: 1_000 }),
+  ];
+  router.close();
+  hub.close();
+  return defs;
+}
+
+describe("API documents", () => {
+  it("document every WebSocket method the edge registers, with the schema and roles it validates with", () => {
+    const documented = new Map(WS_METHODS.map((m) => [m.name, m]));
+    const registered = registeredMethods();
+    expect([...documented.keys()].sort()).toEqual(["connect", ...registered.map((def) => def.name)].sort());
+    for (const def of registered) {
+      expect(documented.get(def.name)?.params, def.name).toBe(def.params);
+      expect(documented.get(def.name)?.roles, def.name).toEqual(def.roles);
+    }
+  });
+
+  it("docs/openapi.json is a valid OpenAPI 3.1 document", async () => {
+    const doc = checkedIn("openapi.json");
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+    expect(Object.keys(doc.paths as object).sort()).toEqual(["/api/send", "/api/tools/invoke", "/health", "/v1/chat/completions", "/v1/models"]);
+  });
+
+  it("docs/asyncapi.json is a valid AsyncAPI 3 document with no errors or warnings", async () => {
+    const { document, diagnostics } = await new Parser().parse(JSON.stringify(checkedIn("asyncapi.json")));
+    const serious = diagnostics.filter((d) => d.severity <= 1).map((d) => `${d.code}: ${d.message} at ${d.path.join(".")}`);
+    expect(serious).toEqual([]);
+    expect(document).toBeDefined();
+    expect(document!.operations().all().map((op) => op.id())).toEqual(expect.arrayContaining(["connect", "agent", "event.agent"]));
+  });
+
+  it("the validators refuse a broken document, so a pass means something", async () => {
+    const openapi = buildOpenApi() as { paths: Record<string, { get?: { responses?: unknown } }> };
+    openapi.paths["/health"]!.get!.responses = "none";
+    await expect(SwaggerParser.validate(openapi as never)).rejects.toThrow();
+    const asyncapi = buildAsyncApi() as { operations: Record<string, { action: string }> };
+    asyncapi.operations.agent!.action = "publish";
+    const { diagnostics } = await new Parser().parse(JSON.stringify(asyncapi));
+    expect(diagnostics.some((d) => d.severity === 0)).toBe(true);
+  });
+});

@@ -1,0 +1,158 @@
+import { ERROR_CODE_NAMES, ROLES, RUN_THINKING_LEVELS } from "@gw/contracts";
+import { z } from "zod";
+
+/**
+ * The shapes the edge answers with, for the API documents only: requests are documented by the
+ * very schemas the edge validates with, answers by these (the handlers build them from the bus
+ * replies, so there is nothing to validate them against at run time).
+ */
+
+const timestamp = z.number().int().describe("milliseconds since the Unix epoch");
+
+export const PayloadItem = z.object({ type: z.string().describe('"text" for text'), text: z.string().optional() });
+
+export const ConnectResult = z.object({
+  connId: z.string(),
+  role: z.enum(ROLES),
+  auth: z.object({ method: z.enum(["loopback", "token", "password", "overlay", "trusted-proxy"]) }),
+  methods: z.array(z.string()).describe("every method this edge accepts, connect included"),
+  protocol: z.literal(1),
+  server: z.object({ name: z.string(), version: z.string(), edgeId: z.string() }),
+  limits: z.object({ maxFrameBytes: z.number().int() }),
+});
+
+export const AgentsListResult = z.object({
+  agents: z.array(z.object({ id: z.string(), name: z.string(), model: z.string(), description: z.string() })),
+  defaultAgentId: z.string(),
+});
+
+export const AgentIdentity = z.object({
+  id: z.string(),
+  name: z.string(),
+  avatar: z.string().describe("URL"),
+  description: z.string(),
+});
+
+export const AgentResult = z.object({ runId: z.string(), payloads: z.array(PayloadItem) });
+
+export const AgentWaitResult = z.object({
+  runId: z.string(),
+  completed: z.boolean(),
+  status: z.enum(["running", "ok", "error"]),
+  result: z.object({ payloads: z.array(PayloadItem) }).optional(),
+  error: z.object({ code: z.enum(ERROR_CODE_NAMES), message: z.string() }).optional(),
+});
+
+export const RunAbortResult = z.object({ runId: z.string(), aborted: z.boolean() });
+
+const sessionSummaryFields = {
+  key: z.string(),
+  agentId: z.string(),
+  model: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  messageCount: z.number().int(),
+  thinking: z.enum(RUN_THINKING_LEVELS).optional().describe("only when set"),
+};
+
+export const SessionsListResult = z.object({ sessions: z.array(z.object(sessionSummaryFields)), total: z.number().int() });
+
+export const SessionsPreviewResult = z.object({
+  ...sessionSummaryFields,
+  messages: z
+    .array(
+      z.object({
+        type: z.literal("message"),
+        id: z.string(),
+        parentId: z.string().describe("empty for the first message"),
+        role: z.string().describe("user, assistant, ..."),
+        sender: z.string(),
+        body: z.string(),
+        timestamp,
+        kind: z.string(),
+      }),
+    )
+    .describe("most recent first"),
+});
+
+const changes = z.record(z.string(), z.unknown()).describe("the changed fields and their new values");
+
+export const SessionsPatchResult = z.object({ updated: z.boolean(), changes });
+export const SessionsResetResult = z.object({ reset: z.boolean() });
+export const SessionsDeleteResult = z.object({ deleted: z.boolean() });
+export const SessionsCompactResult = z.object({ compacted: z.boolean(), beforeSize: z.number(), afterSize: z.number() });
+export const SessionsSubscribeResult = z.object({ subscribed: z.literal(true), key: z.string() });
+export const SessionsUnsubscribeResult = z.object({ unsubscribed: z.literal(true), key: z.string() });
+
+export const AgentEvent = z.object({
+  runId: z.string(),
+  stream: z.enum(["assistant", "tool", "lifecycle"]),
+  data: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "assistant: { type: text, text }; tool: { phase: start | result | error, toolCallId, name, input | result | error }; lifecycle: { phase: start | thinking | end | error }",
+    ),
+});
+export const SessionCreatedEvent = z.object({ key: z.string(), agentId: z.string() });
+export const SessionUpdatedEvent = z.object({ key: z.string(), changes });
+
+export const DeliveryResult = z.object({
+  sent: z.literal(true),
+  messageId: z.string().describe("the platform's id of the first message"),
+  messageIds: z.array(z.string()).describe("every platform message, in order (long texts and albums are several)"),
+  channel: z.string(),
+  accountId: z.string(),
+  to: z.string().describe("the recipient as the channel normalised it"),
+  cached: z.literal(true).optional().describe("an earlier request with this idempotencyKey produced this result"),
+});
+
+const nullableMs = z.number().int().nullable();
+
+export const ChannelsStatusResult = z.object({
+  channels: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.string(),
+      default: z.boolean(),
+      polls: z.boolean(),
+      textChunk: z.number().int(),
+      accounts: z.array(
+        z.object({
+          accountId: z.string(),
+          configured: z.boolean(),
+          reachable: z.boolean(),
+          identity: z.string().nullable(),
+          probedAt: nullableMs,
+          lastSuccessAt: nullableMs,
+          lastError: z.string().nullable(),
+          lastErrorAt: nullableMs,
+          rateLimitedUntil: nullableMs,
+        }),
+      ),
+    }),
+  ),
+});
+
+export const ApiSendResult = z.object({
+  id: z.union([z.number(), z.string(), z.null()]),
+  ok: z.literal(true),
+  payload: DeliveryResult,
+  meta: z.object({ cached: z.literal(true) }).optional(),
+});
+
+export const WsErrorFrame = z.object({
+  id: z.union([z.number(), z.string(), z.null()]).describe("the request's id, or null when the frame had none usable"),
+  ok: z.literal(false),
+  error: z.object({
+    code: z.enum(ERROR_CODE_NAMES),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+export const HttpErrorBody = z.object({
+  error: z.object({
+    message: z.string(),
+    type: z.enum(["invalid_request_error", "authentication_error", "rate_limited", "api_error"]),
+  }),
+});
