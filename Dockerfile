@@ -46,6 +46,9 @@ CMD ["node", "--enable-source-maps", "dist/agent-runner.js"]
 FROM runtime AS sessions
 CMD ["node", "--enable-source-maps", "dist/sessions.js"]
 
+FROM runtime AS delivery
+CMD ["node", "--enable-source-maps", "dist/delivery.js"]
+
 FROM runtime AS gateway
 EXPOSE 18789
 # Inside a container, loopback is the container itself: listen on every interface (a token is required).
