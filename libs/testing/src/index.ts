@@ -5,3 +5,71 @@ export { type RedisServerHandle, type StartRedisOptions, startRedis } from "./re
 export { StartupError } from "./server-lifecycle.js";
 export { type WaitForOptions, waitFor } from "./wait-for.js";
 export { type FakeModelServer, type RecordedRequest, startFakeModelServer } from "./fakes/fake-model-server.js";
+export {
+  bearerToken,
+  bodyFields,
+  type FakeDelivery,
+  type FakeFile,
+  type FakeMedia,
+  type FakePoll,
+  type FakeReply,
+  type FakeRequest,
+  type FakeStep,
+  isFakeFile,
+  type PlatformContext,
+  type PlatformFake,
+  type PlatformFakeOptions,
+  type PlatformWire,
+  startPlatformFake,
+} from "./fakes/platform-fake.js";
+export {
+  DEFAULT_TELEGRAM_BOTS,
+  DEFAULT_TELEGRAM_CHATS,
+  type FakeTelegram,
+  type FakeTelegramBot,
+  type FakeTelegramChat,
+  startFakeTelegram,
+  TELEGRAM_CAPTION_LIMIT,
+  TELEGRAM_TEXT_LIMIT,
+} from "./fakes/fake-telegram.js";
+export {
+  DEFAULT_SLACK_BOTS,
+  DEFAULT_SLACK_CONVERSATIONS,
+  type FakeSlack,
+  type FakeSlackBot,
+  type FakeSlackConversation,
+  SLACK_TEXT_LIMIT,
+  startFakeSlack,
+} from "./fakes/fake-slack.js";
+export {
+  DEFAULT_DISCORD_BOTS,
+  DEFAULT_DISCORD_CHANNELS,
+  DEFAULT_DISCORD_USERS,
+  DISCORD_TEXT_LIMIT,
+  type FakeDiscord,
+  type FakeDiscordBot,
+  type FakeDiscordChannel,
+  type FakeDiscordUser,
+  startFakeDiscord,
+} from "./fakes/fake-discord.js";
+export { DEFAULT_SIGNAL_ACCOUNTS, type FakeSignal, startFakeSignal } from "./fakes/fake-signal.js";
+export {
+  DEFAULT_WHATSAPP_NUMBERS,
+  type FakeWhatsApp,
+  type FakeWhatsAppNumber,
+  startFakeWhatsApp,
+  WHATSAPP_CAPTION_LIMIT,
+  WHATSAPP_TEXT_LIMIT,
+} from "./fakes/fake-whatsapp.js";
+export {
+  DEFAULT_BLUEBUBBLES_SERVERS,
+  type FakeBlueBubbles,
+  type FakeBlueBubblesServer,
+  startFakeBlueBubbles,
+} from "./fakes/fake-bluebubbles.js";
+export {
+  DEFAULT_MEDIA_FILES,
+  type FakeMediaFile,
+  type FakeMediaServer,
+  startFakeMediaServer,
+} from "./fakes/fake-media-server.js";
