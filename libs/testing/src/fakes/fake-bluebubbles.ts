@@ -83,27 +83,7 @@ export async function startFakeBlueBubbles(
     const reply = typeof fields.selectedMessageGuid === "string" && fields.selectedMessageGuid !== "" ? fields.selectedMessageGuid : undefined;
     const guid = randomUUID().toUpperCase();
     const media: FakeMedia[] = isFakeFile(file) ? [{ data: file.data, filename: String(fields.name), contentType: file.contentType, kind: "attachment" }] : [];
-    const data: Params = {
-      originalROWID: ++rowId,
-      guid,
-      text: text ?? "",
-      attributedBody: null,
-      handle: null,
-      handleId: 0,
-      otherHandle: 0,
-      attachments: media.map((m) => ({ guid: randomUUID().toUpperCase(), transferName: m.filename, mimeType: m.contentType || null, totalBytes: m.data?.length ?? 0 })),
-      subject: typeof fields.subject === "string" ? fields.subject : null,
-      error: 0,
-      dateCreated: Date.now(),
-      dateRead: null,
-      dateDelivered: null,
-      isFromMe: true,
-      isDelivered: false,
-      threadOriginatorGuid: reply ?? null,
-      threadOriginatorPart: reply === undefined ? null : `${Number(fields.partIndex ?? 0)}:0:0`,
-      chats: [{ guid: chatGuid, chatIdentifier: chatGuid.split(";").at(-1), style: chatGuid.includes(";+;") ? 43 : 45 }],
-      ...(tempGuid === undefined ? {} : { tempGuid }),
-    };
+    const data = messageData({ rowId: ++rowId, guid, chatGuid, text, media, reply, fields, tempGuid });
     if (key !== undefined) sends.set(key, data);
     ctx.deliver({
       id: guid,
@@ -132,6 +112,40 @@ export async function startFakeBlueBubbles(
     },
   });
   return Object.assign(fake, { servers });
+}
+
+/** A sent message as the server serialises it (the fields a client reads). */
+function messageData(m: {
+  rowId: number;
+  guid: string;
+  chatGuid: string;
+  text: string | undefined;
+  media: FakeMedia[];
+  reply: string | undefined;
+  fields: Params;
+  tempGuid: string | undefined;
+}): Params {
+  return {
+    originalROWID: m.rowId,
+    guid: m.guid,
+    text: m.text ?? "",
+    attributedBody: null,
+    handle: null,
+    handleId: 0,
+    otherHandle: 0,
+    attachments: m.media.map((a) => ({ guid: randomUUID().toUpperCase(), transferName: a.filename, mimeType: a.contentType || null, totalBytes: a.data?.length ?? 0 })),
+    subject: typeof m.fields.subject === "string" ? m.fields.subject : null,
+    error: 0,
+    dateCreated: Date.now(),
+    dateRead: null,
+    dateDelivered: null,
+    isFromMe: true,
+    isDelivered: false,
+    threadOriginatorGuid: m.reply ?? null,
+    threadOriginatorPart: m.reply === undefined ? null : `${Number(m.fields.partIndex ?? 0)}:0:0`,
+    chats: [{ guid: m.chatGuid, chatIdentifier: m.chatGuid.split(";").at(-1), style: m.chatGuid.includes(";+;") ? 43 : 45 }],
+    ...(m.tempGuid === undefined ? {} : { tempGuid: m.tempGuid }),
+  };
 }
 
 /** The server's own checks, in its order (MessageValidator). */

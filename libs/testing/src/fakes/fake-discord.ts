@@ -7,6 +7,7 @@
  */
 import {
   bodyFields,
+  type FakeFile,
   type FakeMedia,
   type FakeReply,
   type FakeRequest,
@@ -126,7 +127,7 @@ export async function startFakeDiscord(
         return typeof url === "string" ? [{ url, kind: "embed" }] : [];
       }),
       ...files.map(([, file]) => {
-        const f = file as { filename: string; contentType: string; data: Uint8Array };
+        const f = file as FakeFile;
         return { data: f.data, filename: f.filename, contentType: f.contentType, kind: "attachment" };
       }),
     ];
@@ -142,26 +143,7 @@ export async function startFakeDiscord(
       ...(poll === undefined ? {} : { poll: { question: poll.question, options: poll.answers, allowMultipleAnswers: poll.multiselect, anonymous: false } }),
       ...(nonce === undefined ? {} : { clientKey: nonce }),
     });
-    const message: Params = {
-      id,
-      type: 0,
-      channel_id: channel.id,
-      content,
-      author: userObject(bot.id, bot.username, true),
-      attachments: files.map(([, file], i) => ({ id: snowflake(), filename: (file as { filename: string }).filename, size: (file as { data: Uint8Array }).data.length, url: `https://cdn.discordapp.com/attachments/${channel.id}/${id}/${i}` })),
-      embeds,
-      mentions: [],
-      mention_roles: [],
-      pinned: false,
-      mention_everyone: false,
-      tts: false,
-      timestamp: new Date().toISOString(),
-      edited_timestamp: null,
-      flags: 0,
-      components: [],
-      ...(nonce === undefined ? {} : { nonce }),
-      ...(poll === undefined ? {} : { poll: pollObject(poll) }),
-    };
+    const message = messageObject({ id, bot, channel, content, embeds, files: files.map(([, file]) => file as FakeFile), nonce, poll, snowflake });
     if (nonce !== undefined) nonces.set(`${bot.id}:${nonce}`, message);
     return ok(message);
   };
@@ -190,6 +172,39 @@ export async function startFakeDiscord(
     },
   });
   return Object.assign(fake, { bots, channels, users });
+}
+
+function messageObject(m: {
+  id: string;
+  bot: FakeDiscordBot;
+  channel: FakeDiscordChannel;
+  content: string;
+  embeds: Params[];
+  files: FakeFile[];
+  nonce: string | undefined;
+  poll: ParsedPoll | undefined;
+  snowflake: () => string;
+}): Params {
+  return {
+    id: m.id,
+    type: 0,
+    channel_id: m.channel.id,
+    content: m.content,
+    author: userObject(m.bot.id, m.bot.username, true),
+    attachments: m.files.map((file, i) => ({ id: m.snowflake(), filename: file.filename, size: file.data.length, url: `https://cdn.discordapp.com/attachments/${m.channel.id}/${m.id}/${i}` })),
+    embeds: m.embeds,
+    mentions: [],
+    mention_roles: [],
+    pinned: false,
+    mention_everyone: false,
+    tts: false,
+    timestamp: new Date().toISOString(),
+    edited_timestamp: null,
+    flags: 0,
+    components: [],
+    ...(m.nonce === undefined ? {} : { nonce: m.nonce }),
+    ...(m.poll === undefined ? {} : { poll: pollObject(m.poll) }),
+  };
 }
 
 interface ParsedPoll {

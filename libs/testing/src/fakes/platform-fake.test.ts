@@ -73,6 +73,14 @@ describe("startPlatformFake", () => {
     await expect(fetch(`${fake.baseUrl}/d`)).rejects.toThrow();
   });
 
+  it("does not handle a delayed request whose client gave up", async () => {
+    fake.next({ kind: "delay", ms: 200 });
+    await expect(fetch(`${fake.baseUrl}/gone`, { signal: AbortSignal.timeout(50) })).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.delivered).toHaveLength(0);
+  });
+
   it("forgets requests, deliveries and unused steps on reset", async () => {
     fake.next({ kind: "unavailable" });
     await fetch(`${fake.baseUrl}/r`);

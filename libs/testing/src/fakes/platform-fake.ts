@@ -132,6 +132,10 @@ export async function startPlatformFake(opts: PlatformFakeOptions): Promise<Plat
   const ctx: PlatformContext = { deliver: (d) => void delivered.push(d), delivered };
 
   const answer = async (req: FakeRequest, raw: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let gone = false;
+    res.on("close", () => {
+      if (!res.writableEnded) gone = true;
+    });
     let step = script.shift();
     if (step?.kind === "delay") {
       const { ms } = step;
@@ -145,6 +149,8 @@ export async function startPlatformFake(opts: PlatformFakeOptions): Promise<Plat
         pendingDelays.add(done);
       });
       step = undefined;
+      // The client gave up (timeout, abort): nothing is sent, as a request that never arrived.
+      if (gone) return;
     }
     if (step?.kind === "drop") {
       raw.socket.destroy();
