@@ -59,6 +59,12 @@ export interface DeliveryReceipt {
   messageId: string;
   /** Every platform message one call produced (an album, a caption plus text), in order. */
   messageIds: string[];
+  /**
+   * The platform said this recipient's route is used up for this long even though the call
+   * succeeded (Discord: `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset-After`). Delivery
+   * holds the next call to the same chat, on every replica, until it has passed.
+   */
+  cooldownMs?: number;
 }
 
 export interface ChannelProbe {

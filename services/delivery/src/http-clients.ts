@@ -1,12 +1,18 @@
 import { createHttpClient, type HttpClient } from "@gw/http-client";
 import type { HttpClientFactory } from "./channels/registry.js";
 
-/** Every account's HTTP client, made through one factory so shutdown can close them all. */
+/**
+ * Every account's HTTP client, made through one factory so shutdown can close them all, and so
+ * every client scrubs every configured secret (an error about one account must not show
+ * another's token either).
+ */
 export class HttpClients {
   private readonly clients: HttpClient[] = [];
 
+  constructor(private readonly secrets: readonly string[] = []) {}
+
   readonly factory: HttpClientFactory = (opts) => {
-    const client = createHttpClient(opts);
+    const client = createHttpClient({ ...opts, secrets: [...(opts.secrets ?? []), ...this.secrets] });
     this.clients.push(client);
     return client;
   };

@@ -1,3 +1,4 @@
+import { collectSecrets } from "@gw/config";
 import { runMain, startHost } from "@gw/host";
 import { CHANNEL_PLUGINS } from "./channels/index.js";
 import { HttpClients } from "./http-clients.js";
@@ -10,7 +11,7 @@ runMain("delivery", async () => {
     env: process.env,
     needs: { fastStore: true, durable: true },
   });
-  const http = new HttpClients();
+  const http = new HttpClients(collectSecrets(host.config));
   host.shutdown.add("http-clients", () => http.close());
   const service = await startDeliveryService({
     config: host.config,

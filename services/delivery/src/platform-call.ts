@@ -58,7 +58,7 @@ function asChannelError(err: unknown, deadline: AbortSignal): ChannelError {
  * A permanent refusal (4xx) is not retried. Success and failure are recorded for
  * channels.status.
  */
-export async function callPlatform<T>(
+export async function callPlatform<T extends { cooldownMs?: number }>(
   deps: PlatformCallDeps,
   account: ChannelAccount,
   target: PaceTarget,
@@ -72,6 +72,7 @@ export async function callPlatform<T>(
     try {
       const result = await call(signal);
       deps.status.success(account.channelId, account.accountId);
+      if (result.cooldownMs !== undefined) await deps.pacer.coolDown(target, result.cooldownMs, "chat");
       return result;
     } catch (err) {
       const error = asChannelError(err, deadline);

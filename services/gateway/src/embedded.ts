@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { startRunner } from "@gw/agent-runner";
 import { createSubjects, InProcessBus } from "@gw/bus";
 import { CHANNEL_PLUGINS, HttpClients, startDeliveryService } from "@gw/delivery";
-import type { GatewayConfig } from "@gw/config";
+import { collectSecrets, type GatewayConfig } from "@gw/config";
 import { GATEWAY_VERSION } from "@gw/contracts";
 import { type Edge, startEdge } from "@gw/edge";
 import type { Logger, Metrics } from "@gw/runtime";
@@ -41,7 +41,7 @@ export async function startEmbedded(deps: {
   const runner = startRunner({ config, bus, subjects, queue: runQueue, registry: runRegistry, logger });
   const sessionStore = await FileSessionRepository.open(join(resolve(config.gateway.dataDir), "sessions"));
   const sessions = startSessionsService({ config, bus, subjects, repo: sessionStore, logger });
-  const http = new HttpClients();
+  const http = new HttpClients(collectSecrets(config));
   const delivery = await startDeliveryService({
     config,
     bus,

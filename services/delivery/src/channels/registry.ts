@@ -1,26 +1,35 @@
-import type { ChannelAdapter, ChannelPluginConfig } from "@gw/channels";
+import type { ChannelAdapter, ChannelKind, ChannelPluginConfig, ChannelSettings } from "@gw/channels";
 import type { HttpClient, HttpClientOptions } from "@gw/http-client";
 
 /**
  * Makes the outbound HTTP client of one account (its base URL, credentials, secrets to scrub):
- * delivery owns every client, closes them at shutdown, and sets the SSRF policy for media.
+ * delivery owns every client, closes them at shutdown, and makes each scrub every secret.
  */
 export type HttpClientFactory = (opts: HttpClientOptions) => HttpClient;
 
-/** A platform plugin: its kind (the `kind` of `channels.<id>`) and how to make an account's adapter. */
-export interface ChannelPlugin {
-  readonly kind: string;
-  create(config: ChannelPluginConfig<Record<string, unknown>, HttpClientFactory>): ChannelAdapter;
+/**
+ * A platform plugin: its kind (the `kind` of `channels.<id>`) and how to make one account's
+ * adapter from that account's settings, already validated by the kind's schema
+ * (`CHANNEL_SETTINGS_SCHEMAS` in @gw/channels).
+ */
+export interface ChannelPlugin<K extends ChannelKind = ChannelKind> {
+  readonly kind: K;
+  create(config: ChannelPluginConfig<ChannelSettings<K>, HttpClientFactory>): ChannelAdapter;
+}
+
+export function definePlugin<K extends ChannelKind>(plugin: ChannelPlugin<K>): ChannelPlugin<K> {
+  return plugin;
 }
 
 /** kind -> plugin. The composition root passes the real table; tests pass their own. */
 export type PluginTable = ReadonlyMap<string, ChannelPlugin>;
 
-export function pluginTable(plugins: readonly ChannelPlugin[]): PluginTable {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the table holds plugins of every kind
+export function pluginTable(plugins: ReadonlyArray<ChannelPlugin<any>>): PluginTable {
   const table = new Map<string, ChannelPlugin>();
   for (const plugin of plugins) {
     if (table.has(plugin.kind)) throw new Error(`two channel plugins for kind ${plugin.kind}`);
-    table.set(plugin.kind, plugin);
+    table.set(plugin.kind, plugin as ChannelPlugin);
   }
   return table;
 }
