@@ -1,4 +1,4 @@
-import { createHttpClient, type HttpClient } from "@gw/http-client";
+import { createHttpClient, type HttpClient, type SsrfPolicy } from "@gw/http-client";
 import type { HttpClientFactory } from "./channels/registry.js";
 
 /**
@@ -9,10 +9,21 @@ import type { HttpClientFactory } from "./channels/registry.js";
 export class HttpClients {
   private readonly clients: HttpClient[] = [];
 
-  constructor(private readonly secrets: readonly string[] = []) {}
+  /**
+   * `media` is the SSRF policy for URLs outside a client's base URL (media a bridge downloads):
+   * delivery.media.allowHosts / allowPrivateNetworks.
+   */
+  constructor(
+    private readonly secrets: readonly string[] = [],
+    private readonly media?: SsrfPolicy,
+  ) {}
 
   readonly factory: HttpClientFactory = (opts) => {
-    const client = createHttpClient({ ...opts, secrets: [...(opts.secrets ?? []), ...this.secrets] });
+    const client = createHttpClient({
+      ...opts,
+      secrets: [...(opts.secrets ?? []), ...this.secrets],
+      ...(this.media === undefined ? {} : { ssrf: this.media }),
+    });
     this.clients.push(client);
     return client;
   };

@@ -11,7 +11,7 @@ runMain("delivery", async () => {
     env: process.env,
     needs: { fastStore: true, durable: true },
   });
-  const http = new HttpClients(collectSecrets(host.config));
+  const http = new HttpClients(collectSecrets(host.config), host.config.delivery.media);
   host.shutdown.add("http-clients", () => http.close());
   const service = await startDeliveryService({
     config: host.config,

@@ -41,7 +41,7 @@ export async function startEmbedded(deps: {
   const runner = startRunner({ config, bus, subjects, queue: runQueue, registry: runRegistry, logger });
   const sessionStore = await FileSessionRepository.open(join(resolve(config.gateway.dataDir), "sessions"));
   const sessions = startSessionsService({ config, bus, subjects, repo: sessionStore, logger });
-  const http = new HttpClients(collectSecrets(config));
+  const http = new HttpClients(collectSecrets(config), config.delivery.media);
   const delivery = await startDeliveryService({
     config,
     bus,
