@@ -55,6 +55,19 @@ export function describeFastStoreContract(name: string, factory: () => Promise<F
         await store.idempotency.abandon(uniqueName("never-begun:"));
       });
 
+      it("extends a pending claim only, so a live holder keeps its key", async () => {
+        const key = uniqueName("extend:");
+        expect(await store.idempotency.extend(key, 5_000)).toBe(false);
+        await store.idempotency.begin(key, 300);
+        expect(await store.idempotency.extend(key, 5_000)).toBe(true);
+        await new Promise((r) => setTimeout(r, 500));
+        expect(await store.idempotency.lookup(key)).toEqual({ status: "pending" });
+        await store.idempotency.complete(key, "r", 5_000);
+        expect(await store.idempotency.extend(key, 100)).toBe(false);
+        await new Promise((r) => setTimeout(r, 300));
+        expect(await store.idempotency.lookup(key)).toEqual({ status: "done", result: "r" });
+      });
+
       it("keeps results with any characters, including an empty result", async () => {
         const key = uniqueName("chars:");
         await store.idempotency.complete(key, "", 5_000);

@@ -14,6 +14,11 @@ export interface IdempotencyStore {
   lookup(key: string): Promise<IdemState>;
   /** Drops a pending claim after a failure so a retry can begin again; completed keys stay. */
   abandon(key: string): Promise<void>;
+  /**
+   * A live holder's heartbeat: a pending claim lapses `windowMs` from now instead. Returns
+   * false (and changes nothing) when the key is not pending (done, abandoned, lapsed).
+   */
+  extend(key: string, windowMs: number): Promise<boolean>;
 }
 
 export interface WindowCount {

@@ -44,6 +44,13 @@ function memoryIdempotency(claims: ExpiringMap<Claim>, open: Guard): Idempotency
       open();
       if (claims.get(key)?.status === "pending") claims.delete(key);
     },
+    async extend(key, windowMs) {
+      open();
+      const ttl = durationMs("windowMs", windowMs);
+      if (claims.get(key)?.status !== "pending") return false;
+      claims.set(key, { status: "pending" }, ttl);
+      return true;
+    },
   };
 }
 

@@ -11,7 +11,7 @@ import type {
 } from "./fast-store.js";
 import { durationMs, increment } from "./fast-store-args.js";
 import { connectRedis } from "./redis-connect.js";
-import { COUNTER_HIT, COUNTER_PEEK, IDEM_ABANDON, IDEM_BEGIN, runScript } from "./redis-scripts.js";
+import { COUNTER_HIT, COUNTER_PEEK, IDEM_ABANDON, IDEM_BEGIN, IDEM_EXTEND, runScript } from "./redis-scripts.js";
 
 export interface RedisFastStoreOptions {
   url: string;
@@ -55,6 +55,10 @@ function redisIdempotency({ client, key, guard }: Ctx): IdempotencyStore {
     lookup: (k) => guard(async () => parseClaim(await client.get(key("idem", k)))),
     async abandon(k) {
       await guard(() => runScript(client, IDEM_ABANDON, [key("idem", k)], []));
+    },
+    async extend(k, windowMs) {
+      const ttl = durationMs("windowMs", windowMs);
+      return guard(async () => Number(await runScript(client, IDEM_EXTEND, [key("idem", k)], [ttl])) === 1);
     },
   };
 }

@@ -16,6 +16,11 @@ export const IDEM_ABANDON = `
 if redis.call('GET', KEYS[1]) == 'P' then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
+/** Extends only a pending claim; returns 1 when it did. */
+export const IDEM_EXTEND = `
+if redis.call('GET', KEYS[1]) == 'P' then return redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 0`;
+
 /** Fixed window: the first hit sets the expiry, later hits leave it alone. Returns {count, pttl}. */
 export const COUNTER_HIT = `
 local count = redis.call('INCRBY', KEYS[1], ARGV[2])

@@ -55,6 +55,24 @@ describe("IdempotentRunner", () => {
     expect(await runner.run("k5", "fp", far(), async () => "mine")).toEqual({ value: "mine", cached: false });
   });
 
+  it("never lets a repeat overtake a live holder that works past the claim's lapse", async () => {
+    const store = createMemoryFastStore();
+    const runner = new IdempotentRunner(store, { windowMs: 60_000, claimTtlMs: 90, pollMs: 10 });
+    let calls = 0;
+    const slow = async () => {
+      calls++;
+      await new Promise((r) => setTimeout(r, 400));
+      return calls;
+    };
+    const [first, repeat] = await Promise.all([
+      runner.run("k7", "fp", far(), slow),
+      new Promise((r) => setTimeout(r, 50)).then(() => runner.run("k7", "fp", far(), slow)),
+    ]);
+    expect(calls).toBe(1);
+    expect(first).toEqual({ value: 1, cached: false });
+    expect(repeat).toEqual({ value: 1, cached: true });
+  });
+
   it("stops waiting for a slow first request at its own deadline", async () => {
     const store = createMemoryFastStore();
     await store.idempotency.begin("idem:k6", 10_000);

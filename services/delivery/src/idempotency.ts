@@ -6,8 +6,8 @@ export interface IdempotencyOptions {
   /** How long a finished result answers repeats (delivery.idempotencyWindowSeconds). */
   windowMs: number;
   /**
-   * How long a claim whose holder never finishes (it crashed) blocks the key: longer than any
-   * send may take, so a live holder is never overtaken.
+   * How long a claim whose holder died blocks the key. A live holder extends its claim every
+   * third of this, so it may work as long as it needs and is never overtaken.
    */
   claimTtlMs: number;
   /** How often a repeat polls for the first request's result. */
@@ -55,11 +55,16 @@ export class IdempotentRunner {
       if (state.status === "done") return { value: JSON.parse(state.result) as T, cached: true };
       if (state.status === "new") {
         let value: T;
+        const heartbeat = setInterval(() => {
+          void this.store.idempotency.extend(claimKey, this.opts.claimTtlMs).catch(() => undefined);
+        }, Math.max(10, this.opts.claimTtlMs / 3));
         try {
           value = await work();
         } catch (err) {
           await this.store.idempotency.abandon(claimKey).catch(() => undefined);
           throw err;
+        } finally {
+          clearInterval(heartbeat);
         }
         await this.store.idempotency.complete(claimKey, JSON.stringify(value), this.opts.windowMs);
         return { value, cached: false };

@@ -9,7 +9,7 @@ export interface OutboxOptions {
   replicaId: string;
   /** A job is retried this long after it was accepted, then dropped (logged, in channels.status). */
   retryForMs: number;
-  /** Longer than one send may take: a live holder never loses its job to another replica. */
+  /** How long a dead holder's lease blocks its job; a live holder renews it every third of this. */
   leaseMs: number;
   /** How often every replica looks for jobs nobody holds (after a crash, or retries due). */
   scanEveryMs?: number;
@@ -128,6 +128,9 @@ export class Outbox {
     const leaseKey = `delivery:outbox:lease:${jobId}`;
     const leased = await this.deps.store.values.set(leaseKey, this.opts.replicaId, { ifAbsent: true, ttlMs: this.opts.leaseMs });
     if (!leased) return;
+    const renew = setInterval(() => {
+      void this.deps.store.values.set(leaseKey, this.opts.replicaId, { ttlMs: this.opts.leaseMs }).catch(() => undefined);
+    }, Math.max(10, this.opts.leaseMs / 3));
     try {
       const entry = await this.deps.kv.get(jobId);
       if (entry === null) return;
@@ -145,6 +148,7 @@ export class Outbox {
         await this.failed(jobId, job, entry.revision, err);
       }
     } finally {
+      clearInterval(renew);
       await this.deps.store.values.delete(leaseKey).catch(() => undefined);
     }
   }

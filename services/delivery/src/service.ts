@@ -33,8 +33,12 @@ export interface DeliveryService {
   stop(): Promise<void>;
 }
 
-/** A claim outlives the longest send by this much before another replica may take over. */
-const CLAIM_MARGIN_MS = 5_000;
+/**
+ * How long the claim of a send, or the lease of an outbox job, outlives its holder's last
+ * heartbeat (holders extend them every third of it): after a crash another replica takes over
+ * within this much.
+ */
+const CLAIM_TTL_MS = 15_000;
 
 /**
  * The delivery service (DESIGN §9): `send`, `poll`, `channels.status` and the durable outbox of
@@ -46,7 +50,7 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
   const settings = deps.config.delivery;
   const directory = ChannelDirectory.build(deps.config.channels, deps.plugins, deps.http);
   const windowMs = settings.idempotencyWindowSeconds * 1000;
-  const claimTtlMs = settings.sendTimeoutMs + CLAIM_MARGIN_MS;
+  const claimTtlMs = CLAIM_TTL_MS;
   const status = new StatusBook(deps.fastStore);
   const dispatcher = new Dispatcher({
     directory,
