@@ -1,0 +1,74 @@
+import { type ChannelAdapter, ChannelError, type OutboundMessage, type OutboundPoll, receiptOf } from "@gw/channels";
+import { parseConfig } from "@gw/config";
+import { createMemoryFastStore, type FastStore } from "@gw/store";
+import { ChannelDirectory } from "../src/channel-directory.js";
+import { type ChannelPlugin, pluginTable } from "../src/channels/registry.js";
+import { Dispatcher } from "../src/dispatcher.js";
+import { IdempotentRunner } from "../src/idempotency.js";
+import { Pacer } from "../src/pacer.js";
+import { StatusBook } from "../src/status-book.js";
+
+/** A platform in memory: records calls, fails as scripted, validates digits-only recipients. */
+export class ScriptedAdapter implements ChannelAdapter {
+  readonly limits = { textChunk: 20, polls: true, mediaPerMessage: 2 };
+  readonly sent: Array<OutboundMessage | OutboundPoll> = [];
+  /** One step per call, in order; no step left: the call succeeds. */
+  readonly script: Array<ChannelError | "hang" | "ok"> = [];
+  private next = 1;
+
+  validateRecipient(to: string): string {
+    if (!/^\d+$/.test(to.trim())) throw new ChannelError("recipient", `"${to}" is not a chat id`);
+    return to.trim();
+  }
+
+  private async call(msg: OutboundMessage | OutboundPoll, signal: AbortSignal) {
+    const step = this.script.shift();
+    if (step === "hang") {
+      await new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+    }
+    if (step instanceof ChannelError) throw step;
+    this.sent.push(msg);
+    return receiptOf([`m${this.next++}`]);
+  }
+
+  send(msg: OutboundMessage, signal: AbortSignal) {
+    return this.call(msg, signal);
+  }
+
+  sendPoll(poll: OutboundPoll, signal: AbortSignal) {
+    return this.call(poll, signal);
+  }
+
+  async status() {
+    return { reachable: true };
+  }
+}
+
+export function setup(opts: { store?: FastStore; polls?: boolean; sendTimeoutMs?: number } = {}) {
+  const adapter = new ScriptedAdapter();
+  if (opts.polls === false) Object.assign(adapter.limits, { polls: false });
+  const plugin: ChannelPlugin = { kind: "telegram", create: () => adapter };
+  const config = parseConfig(
+    `{ channels: { default: "tg", tg: { kind: "telegram", botToken: "t0k" }, other: { kind: "telegram", botToken: "t1k" } } }`,
+    { env: {} },
+  );
+  const directory = ChannelDirectory.build(config.channels, pluginTable([plugin]), () => {
+    throw new Error("no HTTP in this test");
+  });
+  const store = opts.store ?? createMemoryFastStore();
+  const dispatcher = new Dispatcher({
+    directory,
+    store,
+    idempotency: new IdempotentRunner(store, { windowMs: 60_000, claimTtlMs: 10_000, pollMs: 5 }),
+    pacer: new Pacer(store),
+    status: new StatusBook(store),
+    maxAttempts: 3,
+    callTimeoutMs: 200,
+    sendTimeoutMs: opts.sendTimeoutMs ?? 5_000,
+    windowMs: 60_000,
+    media: { allowHosts: [], allowPrivateNetworks: false },
+    backoff: { baseMs: 10, capMs: 20 },
+  });
+  return { adapter, dispatcher, store };
+}
+
