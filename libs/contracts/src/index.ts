@@ -38,16 +38,14 @@ export {
   HealthCheckResponse,
   HealthCheckResponse_ServingStatus,
 } from "./gen/grpc/health/v1/health.pb.js";
+export * from "./run-record.js";
 export { RPC } from "./rpcs.js";
 export { GATEWAY_VERSION } from "./version.js";
 export * from "./wire/frames.js";
 export * from "./wire/methods.js";
 export * from "./wire/run-methods.js";
-export {
-  type SessionMessageView,
-  type SessionSummaryView,
-  sessionMessageView,
-  sessionPreviewView,
-  sessionSummaryView,
-} from "./wire/session-views.js";
+export * from "./wire/client-events.js";
+export * from "./wire/encoded-json.js";
+export * from "./wire/session-views.js";
+export * from "./wire/tool-result.js";
 export { SESSION_KEY_MAX_BYTES, sessionKeyProblem } from "./wire/session-key.js";

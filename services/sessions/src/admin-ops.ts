@@ -1,4 +1,5 @@
 import {
+  encodeJson,
   GatewayError,
   SESSIONS_LIST_MAX_LIMIT,
   SESSIONS_LIST_MAX_OFFSET,
@@ -9,12 +10,12 @@ import {
   type SessionsPatchRequest,
   type SessionsPatchResponse,
   type SessionsPreviewRequest,
+  type SessionsPreviewResponse,
   THINKING_LEVELS,
 } from "@gw/contracts";
 import { KEEP_TAIL, transcriptSize, worthCompacting } from "./compaction.js";
 import { toSummary } from "./convert.js";
 import type { SessionsDeps } from "./deps.js";
-import type { EncodedPreviews } from "./encoded-previews.js";
 import type { SessionMeta } from "./model.js";
 import { newestPage } from "./newest-page.js";
 import { requireSession } from "./session-ops.js";
@@ -30,16 +31,12 @@ export async function listSessions(deps: SessionsDeps, req: SessionsListRequest)
   return { sessions: page.map(toSummary), total: matching.length };
 }
 
-/** The encoded SessionsPreviewResponse: previews are the hot read, encoded once per content. */
-export async function previewSession(
-  deps: SessionsDeps,
-  req: SessionsPreviewRequest,
-  encoded: EncodedPreviews,
-): Promise<Uint8Array> {
+/** Previews are the hot read: their payload is encoded once per content (EncodedPreviews). */
+export async function previewSession(deps: SessionsDeps, req: SessionsPreviewRequest): Promise<SessionsPreviewResponse> {
   const limit = checkLimit("limit", req.limit, 20, SESSIONS_PREVIEW_MAX_LIMIT);
   const found = await deps.repo.preview(checkKey(req.key), limit);
   if (!found) throw new GatewayError("NOT_FOUND", `unknown session: ${req.key}`);
-  return encoded.encode(limit, found.meta, found.entries);
+  return { viewJson: deps.previews.encode(limit, found.meta, found.entries) };
 }
 
 function checkPatch(deps: SessionsDeps, req: SessionsPatchRequest): { agentId: string } {
@@ -79,7 +76,7 @@ export async function patchSession(deps: SessionsDeps, req: SessionsPatchRequest
   return {
     updated,
     session: toSummary(result.after),
-    changesJson: Buffer.from(JSON.stringify(changes), "utf8"),
+    changesJson: encodeJson(changes),
   };
 }
 

@@ -1,4 +1,3 @@
-import { RPC } from "@gw/contracts";
 import { describe, expect, it } from "vitest";
 import type { SessionSummary } from "@gw/contracts";
 import { toSummary } from "./convert.js";
@@ -35,8 +34,7 @@ interface PreviewJson {
   model: string;
   messages: Array<{ body: string; sender: string; type: string }>;
 }
-const decodeView = (bytes: Uint8Array): PreviewJson =>
-  JSON.parse(Buffer.from(RPC.sessionsPreview.response.decode(bytes).viewJson).toString("utf8")) as PreviewJson;
+const decodeView = (bytes: Uint8Array): PreviewJson => JSON.parse(Buffer.from(bytes).toString("utf8")) as PreviewJson;
 const decode = (bytes: Uint8Array) => {
   const view = decodeView(bytes);
   return { session: view, entries: view.messages };

@@ -1,4 +1,4 @@
-import { encodeMessage, RPC, type SessionSummary, sessionPreviewView } from "@gw/contracts";
+import { type EncodedJson, encodeJson, type SessionPreviewView, type SessionSummary, sessionPreviewView } from "@gw/contracts";
 import { toEntry, toSummary } from "./convert.js";
 import type { SessionMeta, StoredEntry } from "./model.js";
 
@@ -8,7 +8,7 @@ interface Answer {
   summary: SessionSummary;
   /** The very entry objects the bytes were made from (stored entries are never changed in place). */
   entries: StoredEntry[];
-  bytes: Uint8Array;
+  json: EncodedJson<SessionPreviewView>;
   /** When it was last handed out (a counter), for evicting the least recently used. */
   used: number;
 }
@@ -27,10 +27,13 @@ const sameSummary = (a: SessionSummary, meta: SessionMeta) =>
   a.createdAt === meta.createdAt &&
   a.updatedAt === meta.updatedAt &&
   a.messageCount === meta.messageCount;
+/** Cached bytes never leave: a caller that writes into its answer cannot spoil the next one. */
+const copyOf = <T>(json: EncodedJson<T>) => Buffer.from(json) as EncodedJson<T>;
 const sameEntries = (a: StoredEntry[], b: StoredEntry[]) => a.length === b.length && a.every((e, i) => e === b[i]);
 
 /**
- * Encoded `sessions.preview` answers (the client-facing JSON inside the bus response), reused while a session's summary and tail stay the same.
+ * `sessions.preview` payloads as EncodedJson (the client-facing JSON the bus answer carries and
+ * the edge splices into its frame), reused while a session's summary and tail stay the same.
  * Nothing is trusted but the content: an answer is reused only when the summary is equal field by
  * field and the tail is the same entry objects (the tail cache hands out the objects it holds), so
  * a changed session is re-encoded, never served stale. Bounded LRU by answers and bytes.
@@ -47,20 +50,19 @@ export class EncodedPreviews {
 
   constructor(private readonly limits: EncodedPreviewLimits = { answers: 512, bytes: 16 * 2 ** 20 }) {}
 
-  /** The encoded SessionsPreviewResponse, a copy the caller owns. */
-  encode(limit: number, meta: SessionMeta, entries: StoredEntry[]): Uint8Array {
+  /** The preview payload as EncodedJson, a copy the caller owns. */
+  encode(limit: number, meta: SessionMeta, entries: StoredEntry[]): EncodedJson<SessionPreviewView> {
     const forKey = this.answers.get(meta.key);
     const hit = forKey?.find((a) => a.limit === limit);
     if (hit && sameSummary(hit.summary, meta) && sameEntries(hit.entries, entries)) {
       hit.used = ++this.clock;
-      return hit.bytes.slice();
+      return copyOf(hit.json);
     }
     const summary = toSummary(meta);
-    const viewJson = Buffer.from(JSON.stringify(sessionPreviewView(summary, entries.map(toEntry))), "utf8");
-    const bytes = encodeMessage(RPC.sessionsPreview.response, { viewJson });
+    const json = encodeJson(sessionPreviewView(summary, entries.map(toEntry)));
     if (hit) this.forget(meta.key, hit);
-    if (bytes.length <= this.limits.bytes / 4) this.remember(meta.key, { limit, summary, entries, bytes, used: ++this.clock });
-    return bytes.slice();
+    if (json.length <= this.limits.bytes / 4) this.remember(meta.key, { limit, summary, entries, json, used: ++this.clock });
+    return copyOf(json);
   }
 
   /** Whether an answer for this key and limit is kept (whatever its freshness). */
@@ -77,7 +79,7 @@ export class EncodedPreviews {
     if (forKey) forKey.push(answer);
     else this.answers.set(key, [answer]);
     this.count++;
-    this.bytes += answer.bytes.length;
+    this.bytes += answer.json.length;
     while (this.count > this.limits.answers || this.bytes > this.limits.bytes) this.evictOldest();
   }
 
@@ -89,7 +91,7 @@ export class EncodedPreviews {
     forKey.splice(index, 1);
     if (forKey.length === 0) this.answers.delete(key);
     this.count--;
-    this.bytes -= answer.bytes.length;
+    this.bytes -= answer.json.length;
   }
 
   /** Eviction scans every answer; it runs only when an insert goes over a bound. */

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { callRpc, createSubjects, decodeClientEvent, InProcessBus, serveRpc } from "@gw/bus";
+import { callRpc, createSubjects, InProcessBus, serveRpc } from "@gw/bus";
 import { defaultConfig } from "@gw/config";
-import { type NewSessionEntry, RPC } from "@gw/contracts";
+import { decodeClientEvent, type NewSessionEntry, RPC } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileSessionRepository } from "../src/file-repository.js";

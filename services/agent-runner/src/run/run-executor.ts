@@ -1,8 +1,8 @@
 import type { Bus, Subjects } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
-import { GatewayError, type RunRequest } from "@gw/contracts";
+import { GatewayError, type RunRecord, type RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import type { RunRecord, RunRegistry } from "@gw/runs";
+import type { RunRegistry } from "@gw/runs";
 import type { AgentDirectory } from "../agent-directory.js";
 import type { ChatMessage, Thinking } from "../providers/model-provider.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";

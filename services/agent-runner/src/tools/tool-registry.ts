@@ -1,4 +1,4 @@
-import { GatewayError } from "@gw/contracts";
+import { GatewayError, type ToolResult } from "@gw/contracts";
 import { z } from "zod";
 import type { ToolSpec } from "../providers/model-provider.js";
 
@@ -8,8 +8,7 @@ export interface ToolContext {
   sessionKey: string;
 }
 
-/** SPEC §6: a tool result object carries at least `content`. */
-export type ToolResult = { content: string } & Record<string, unknown>;
+export type { ToolResult };
 
 export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** Dotted names (`time.now`) as clients and config see them. */

@@ -1,7 +1,7 @@
 import { createSubjects, InProcessBus } from "@gw/bus";
-import type { RunRequest } from "@gw/contracts";
+import type { AgentEventPayload, RunRequest } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
-import { type AgentEventPayload, encodeAgentEvent, InProcessRunQueue, RunRegistry, TERMINAL_SEQ } from "@gw/runs";
+import { encodeAgentEvent, InProcessRunQueue, RunRegistry, TERMINAL_SEQ } from "@gw/runs";
 import { createMemoryFastStore, type FastStore } from "@gw/store";
 import { waitFor } from "@gw/testing";
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,17 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { Bus, Subjects } from "@gw/bus";
-import { type AgentParams, GatewayError, RunAbort, type RunHistoryMessage, type RunRequest } from "@gw/contracts";
-import type { Logger } from "@gw/runtime";
 import {
   type AgentEventPayload,
-  encodeAgentEvent,
+  type AgentParams,
+  GatewayError,
   isFinal,
-  isTerminalEvent,
-  type RunQueue,
+  RunAbort,
+  type RunHistoryMessage,
   type RunRecord,
-  type RunRegistry,
-  TERMINAL_SEQ,
-} from "@gw/runs";
+  type RunRequest,
+} from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
+import { encodeAgentEvent, isTerminalEvent, type RunQueue, type RunRegistry, TERMINAL_SEQ } from "@gw/runs";
 import type { RunEventRouter, RunFollower } from "./run-event-router.js";
 
 export interface RunClientDeps {

@@ -3,8 +3,8 @@ import {
   AgentWaitParamsSchema,
   GatewayError,
   RunAbortParamsSchema,
+  type RunRecord,
 } from "@gw/contracts";
-import type { RunRecord } from "@gw/runs";
 import type { RunClient } from "../events/run-client.js";
 import { defineMethod } from "./registry.js";
 

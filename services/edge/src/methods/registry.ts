@@ -1,4 +1,4 @@
-import { GatewayError, type Role } from "@gw/contracts";
+import { type EncodedJson, GatewayError, type Role } from "@gw/contracts";
 import type { z } from "zod";
 import type { Principal } from "../auth/auth-gate.js";
 
@@ -14,14 +14,10 @@ export interface CallContext {
 }
 
 /**
- * A payload that is JSON text already (a service built it once): the connection splices the
- * bytes into its response frame instead of parsing and stringifying them again.
+ * A payload object, or one a service encoded already (EncodedJson): the connection splices
+ * that into its response frame instead of parsing and stringifying it again.
  */
-export class RawJsonPayload {
-  constructor(readonly json: Uint8Array) {}
-}
-
-export type MethodResult = Record<string, unknown> | RawJsonPayload;
+export type MethodResult = Record<string, unknown> | EncodedJson<Record<string, unknown>>;
 
 export interface MethodDefinition<S extends z.ZodType> {
   name: string;

@@ -1,13 +1,17 @@
 import { type Bus, callRpc, type Subjects } from "@gw/bus";
 import {
+  decodeJson,
+  receivedJson,
   RPC,
+  SessionChangesSchema,
   SessionKeyParamsSchema,
+  type SessionPreviewView,
   SessionsListParamsSchema,
   SessionsPatchParamsSchema,
   SessionsPreviewParamsSchema,
   sessionSummaryView,
 } from "@gw/contracts";
-import { defineMethod, RawJsonPayload } from "./registry.js";
+import { defineMethod } from "./registry.js";
 
 export interface SessionBusDeps {
   bus: Bus;
@@ -40,7 +44,7 @@ export function sessionMethods(deps: SessionBusDeps) {
       handler: async (p, ctx) => {
         const res = await call(RPC.sessionsPreview, { key: p.key, limit: p.limit });
         ctx.watchSession(p.key);
-        return new RawJsonPayload(res.viewJson);
+        return receivedJson<SessionPreviewView>(res.viewJson);
       },
     }),
     defineMethod({
@@ -56,7 +60,7 @@ export function sessionMethods(deps: SessionBusDeps) {
           model: p.model ?? "",
           thinking: p.thinking ?? "",
         });
-        const changes = JSON.parse(Buffer.from(res.changesJson).toString("utf8") || "{}") as object;
+        const changes = decodeJson(res.changesJson, SessionChangesSchema, "session changes on the bus");
         return { updated: res.updated, changes };
       },
     }),
