@@ -30,3 +30,13 @@ describe("run event subjects", () => {
     expect(subjectMatches(subjects.runEvents("_", "*"), orphan)).toBe(false);
   });
 });
+
+describe("session lock subjects", () => {
+  it("name one session as one token, whatever its key holds", () => {
+    const subject = subjects.sessionLockReleased("slack:#general.ops *");
+    const [, kind, key, last, ...rest] = subject.split(".");
+    expect([kind, last, rest]).toEqual(["runlock", "released", []]);
+    expect(decodeSubjectToken(key!)).toBe("slack:#general.ops *");
+    expect(subjectMatches(subjects.sessionLockReleased("slack:#other"), subject)).toBe(false);
+  });
+});

@@ -10,6 +10,7 @@ import type { RetryPolicy } from "./providers/retrying-provider.js";
 import { RunAborted } from "./run/run-errors.js";
 import { executeRun } from "./run/run-executor.js";
 import { SessionClient } from "./run/session-client.js";
+import { SessionLocks } from "./run/session-lock.js";
 import { serveAgentSummarize } from "./summarize/agent-summarize-rpc.js";
 import { builtinTools } from "./tools/builtin-tools.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
@@ -54,6 +55,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     providers,
     tools,
     sessions: new SessionClient({ bus, subjects, timeoutMs, historyLimit: config.runner.historyLimit }),
+    locks: new SessionLocks({ bus, subjects, registry: deps.registry }),
     logger,
     active,
   };

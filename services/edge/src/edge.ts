@@ -12,7 +12,7 @@ import { AuthGate } from "./auth/auth-gate.js";
 import { normalizeIp, TrustedProxies } from "./auth/client-address.js";
 import { FailedAuthLimiter } from "./auth/failed-auth-limiter.js";
 import { EventHub } from "./events/event-hub.js";
-import { RunClient } from "./events/run-client.js";
+import { RunClient } from "./runs/run-client.js";
 import { RunEventRouter } from "./events/run-event-router.js";
 import { registerChatCompletions } from "./http/chat-completions.js";
 import { sendHttpError } from "./http/errors.js";

@@ -5,7 +5,7 @@ import {
   RunAbortParamsSchema,
   type RunRecord,
 } from "@gw/contracts";
-import type { RunClient } from "../events/run-client.js";
+import type { RunClient } from "../runs/run-client.js";
 import { defineMethod } from "./registry.js";
 
 const ALL_ROLES = ["control", "node", "webchat"] as const;

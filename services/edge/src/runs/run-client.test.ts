@@ -5,9 +5,9 @@ import { encodeAgentEvent, InProcessRunQueue, RunRegistry, TERMINAL_SEQ } from "
 import { createMemoryFastStore, type FastStore } from "@gw/store";
 import { waitFor } from "@gw/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventHub, type EventTarget } from "./event-hub.js";
+import { EventHub, type EventTarget } from "../events/event-hub.js";
 import { RunClient } from "./run-client.js";
-import { RunEventRouter } from "./run-event-router.js";
+import { RunEventRouter } from "../events/run-event-router.js";
 
 const subjects = createSubjects("gw");
 const logger = createLogger({ service: "test", level: "silent" });
