@@ -2,4 +2,4 @@ export { encodeAgentEvent, finalRecordOf, isTerminalEvent, TERMINAL_SEQ } from "
 export { InProcessRunQueue } from "./in-process-run-queue.js";
 export { JetStreamRunQueue, type JetStreamRunQueueOptions } from "./jetstream-run-queue.js";
 export type { RunConsumer, RunHandler, RunQueue } from "./run-queue.js";
-export { DEFAULT_REGISTRY_OPTIONS, RunRegistry, type RunRegistryOptions } from "./run-registry.js";
+export { registryOptionsFor, RunRegistry, type RunRegistryOptions } from "./run-registry.js";

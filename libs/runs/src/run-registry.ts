@@ -21,6 +21,11 @@ export const DEFAULT_REGISTRY_OPTIONS: RunRegistryOptions = {
   heartbeatTtlMs: 6_000,
 };
 
+/** The registry's options for a deployment: its configured retention, the rest fixed. */
+export function registryOptionsFor(runner: { resultRetentionSeconds: number }): RunRegistryOptions {
+  return { ...DEFAULT_REGISTRY_OPTIONS, retentionMs: runner.resultRetentionSeconds * 1000 };
+}
+
 /** How long a runner keeps looking for a just-dispatched run's registration (2+4+...+2048 ms). */
 const REGISTRATION_WAIT_MS = 2_048;
 

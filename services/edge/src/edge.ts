@@ -4,15 +4,15 @@ import type { Bus, Subjects } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import { ERROR_CATALOGUE, GatewayError, isGatewayError } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
-import { InProcessRunQueue, type RunQueue, RunRegistry } from "@gw/runs";
+import type { RunQueue, RunRegistry } from "@gw/runs";
 import type { FastStore } from "@gw/store";
 import Fastify from "fastify";
 import { WebSocketServer } from "ws";
 import { AuthGate } from "./auth/auth-gate.js";
 import { normalizeIp, TrustedProxies } from "./auth/client-address.js";
 import { FailedAuthLimiter } from "./auth/failed-auth-limiter.js";
+import type { BusDeps } from "./bus-deps.js";
 import { EventHub } from "./events/event-hub.js";
-import { RunClient } from "./runs/run-client.js";
 import { RunEventRouter } from "./events/run-event-router.js";
 import { registerChatCompletions } from "./http/chat-completions.js";
 import { sendHttpError } from "./http/errors.js";
@@ -22,6 +22,7 @@ import { agentRunMethods } from "./methods/agent-runs.js";
 import { agentMethods } from "./methods/agents.js";
 import { MethodRegistry } from "./methods/registry.js";
 import { sessionMethods } from "./methods/sessions.js";
+import { RunClient } from "./runs/run-client.js";
 import { Connection, type ConnectionDeps, EdgeSocket, type UpgradeInfo } from "./ws/connection.js";
 import { ConnectionsPerIp } from "./ws/limits.js";
 
@@ -30,11 +31,8 @@ export interface EdgeDeps {
   bus: Bus;
   subjects: Subjects;
   fastStore: FastStore;
-  /**
-   * Run dispatch and the shared run registry (JetStream + Redis, or in process). Omitted: an
-   * in-process queue nobody consumes unless a runner shares it (tests of the edge alone).
-   */
-  runs?: { queue: RunQueue; registry: RunRegistry };
+  /** Run dispatch and the shared run registry: JetStream + Redis, or in process (shared with the runner). */
+  runs: { queue: RunQueue; registry: RunRegistry };
   logger: Logger;
   metrics: Metrics;
   edgeId: string;
@@ -92,13 +90,13 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     },
     limiter,
   );
-  const busDeps = { bus: deps.bus, subjects: deps.subjects, requestTimeoutMs: limits.requestTimeoutMs };
+  const busDeps: BusDeps = { bus: deps.bus, subjects: deps.subjects, requestTimeoutMs: limits.requestTimeoutMs };
   const events = new EventHub({ bus: deps.bus, subjects: deps.subjects, logger });
   const runEvents = new RunEventRouter({ bus: deps.bus, subjects: deps.subjects, hub: events, logger, edgeId: deps.edgeId });
   const runs = new RunClient({
     bus: deps.bus,
     subjects: deps.subjects,
-    ...(deps.runs ?? { queue: new InProcessRunQueue(), registry: new RunRegistry(deps.fastStore) }),
+    ...deps.runs,
     router: runEvents,
     edgeId: deps.edgeId,
     logger,

@@ -7,7 +7,7 @@ runMain("sessions", async () => {
     service: "sessions",
     argv: process.argv.slice(2),
     env: process.env,
-    needs: { durable: true },
+    needs: {},
   });
   const repo = await JetStreamSessionRepository.open(host.nc, { subjectPrefix: host.config.nats.subjectPrefix });
   host.shutdown.add("session-store", () => repo.close());

@@ -1,4 +1,4 @@
-import { type Bus, callRpc, type Subjects } from "@gw/bus";
+import { callRpc } from "@gw/bus";
 import {
   decodeJson,
   receivedJson,
@@ -11,19 +11,14 @@ import {
   SessionsPreviewParamsSchema,
   sessionSummaryView,
 } from "@gw/contracts";
+import type { BusDeps } from "../bus-deps.js";
 import { defineMethod } from "./registry.js";
-
-export interface SessionBusDeps {
-  bus: Bus;
-  subjects: Subjects;
-  requestTimeoutMs: number;
-}
 
 /** Reading and watching a session is open to every role; changing or listing sessions is control's. */
 const ALL_ROLES = ["control", "node", "webchat"] as const;
 const CONTROL = ["control"] as const;
 
-export function sessionMethods(deps: SessionBusDeps) {
+export function sessionMethods(deps: BusDeps) {
   const opts = { timeoutMs: deps.requestTimeoutMs };
   const call = <Req, Res>(def: Parameters<typeof callRpc<Req, Res>>[2], req: Req) =>
     callRpc(deps.bus, deps.subjects, def, req, opts);
