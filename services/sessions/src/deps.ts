@@ -1,5 +1,5 @@
 import type { AgentCatalog } from "./agents.js";
-import type { EncodedPreviews } from "./encoded-previews.js";
+import type { EncodedPreviews } from "./ops/encoded-previews.js";
 import type { SessionRepository } from "./repository.js";
 import type { SessionEvents } from "./session-events.js";
 import type { SessionMeta, StoredEntry } from "./model.js";

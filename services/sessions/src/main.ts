@@ -1,5 +1,5 @@
 import { runMain, startHost } from "@gw/host";
-import { JetStreamSessionRepository } from "./jetstream-repository.js";
+import { JetStreamSessionRepository } from "./jetstream/jetstream-repository.js";
 import { startSessionsService } from "./service.js";
 
 runMain("sessions", async () => {

@@ -3,21 +3,15 @@ import { type Bus, type Subjects, serveRpc, type Unsubscribe } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import { RPC } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import {
-  compactSession,
-  deleteSession,
-  listSessions,
-  patchSession,
-  previewSession,
-  resetSession,
-} from "./admin-ops.js";
+import { compactSession } from "./ops/compaction.js";
 import { AgentCatalog } from "./agents.js";
 import type { SessionsDeps, Summarizer } from "./deps.js";
-import { EncodedPreviews } from "./encoded-previews.js";
+import { EncodedPreviews } from "./ops/encoded-previews.js";
 import type { SessionRepository } from "./repository.js";
 import { SessionEvents } from "./session-events.js";
-import { appendEntries, readHistory } from "./session-ops.js";
-import { createSummarizer } from "./summarizer.js";
+import { listSessions, previewSession, readHistory } from "./ops/reads.js";
+import { appendEntries, deleteSession, patchSession, resetSession } from "./ops/writes.js";
+import { createSummarizer } from "./ops/summarizer.js";
 
 export interface SessionsServiceDeps {
   config: GatewayConfig;

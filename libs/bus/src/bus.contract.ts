@@ -1,6 +1,6 @@
 import { AgentIdentity, AgentIdentityGetRequest, GatewayError } from "@gw/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Bus, callRpc, createSubjects, defineRpc, serveRpc } from "../src/index.js";
+import { type Bus, callRpc, createSubjects, defineRpc, serveRpc } from "./index.js";
 
 export interface BusPair {
   /** Two buses on one network (two processes in distributed mode; the same bus in process). */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { SessionSummary } from "@gw/contracts";
-import { toSummary } from "./convert.js";
+import { toSummary } from "../convert.js";
 import { EncodedPreviews } from "./encoded-previews.js";
-import type { SessionMeta, StoredEntry } from "./model.js";
+import type { SessionMeta, StoredEntry } from "../model.js";
 
 const meta = (over: Partial<SessionMeta> = {}): SessionMeta => ({
   key: "web:a",

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { SessionMeta } from "./model.js";
+import type { SessionMeta } from "../model.js";
 import { newestFirst, newestPage } from "./newest-page.js";
 
 const meta = (key: string, updatedAt: number) => ({ key, updatedAt }) as SessionMeta;

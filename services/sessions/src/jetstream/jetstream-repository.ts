@@ -12,14 +12,14 @@ import {
 } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
-import { decodeBatch, encodeBatch } from "./batch-codec.js";
+import { decodeBatch, encodeBatch } from "../batch-codec.js";
 import { backoff, isSequenceConflict, storeError } from "./jetstream-errors.js";
 import { MetaIndex } from "./jetstream-meta-index.js";
 import { readBranch } from "./jetstream-reads.js";
-import { withHistory } from "./meta-update.js";
-import { type Batch, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "./model.js";
-import type { SessionRepository } from "./repository.js";
-import { TailCache, type TailCacheLimits } from "./tail-cache.js";
+import { withHistory } from "../meta-update.js";
+import { type Batch, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
+import type { SessionRepository } from "../repository.js";
+import { TailCache, type TailCacheLimits } from "../tail-cache.js";
 
 export interface JetStreamSessionOptions {
   /** The bus subject prefix (nats.subjectPrefix); names the stream, bucket and subjects. */

@@ -1,6 +1,6 @@
 import { type EncodedJson, encodeJson, type SessionPreviewView, type SessionSummary, sessionPreviewView } from "@gw/contracts";
-import { toEntry, toSummary } from "./convert.js";
-import type { SessionMeta, StoredEntry } from "./model.js";
+import { toEntry, toSummary } from "../convert.js";
+import type { SessionMeta, StoredEntry } from "../model.js";
 
 interface Answer {
   limit: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { subjectMatches } from "../src/subject-match.js";
-import { createSubjects, decodeSubjectToken } from "../src/subjects.js";
+import { subjectMatches } from "./subject-match.js";
+import { createSubjects, decodeSubjectToken } from "./subjects.js";
 
 const subjects = createSubjects("gw");
 

@@ -1,6 +1,6 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { decodeBatch } from "./batch-codec.js";
-import type { StoredEntry } from "./model.js";
+import { decodeBatch } from "../batch-codec.js";
+import type { StoredEntry } from "../model.js";
 
 /**
  * The whole current branch of one session, oldest first, up to the batch at `lastSeq`: one ordered

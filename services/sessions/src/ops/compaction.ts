@@ -1,4 +1,12 @@
-import type { StoredEntry } from "./model.js";
+import { GatewayError, type SessionsCompactResponse } from "@gw/contracts";
+import type { SessionsDeps } from "../deps.js";
+import type { StoredEntry } from "../model.js";
+import { requireSession } from "./lookup.js";
+
+/**
+ * `sessions.compact`: the newest KEEP_TAIL entries stay, everything older becomes one summary
+ * entry; and the pieces it is made of (the transcript size it reports, the extractive summary).
+ */
 
 /** Entries compaction leaves in place; everything older becomes one summary entry. */
 export const KEEP_TAIL = 8;
@@ -47,4 +55,44 @@ export function extractiveSummary(older: readonly StoredEntry[]): string {
 export function worthCompacting(entries: readonly StoredEntry[]): boolean {
   const older = entries.slice(0, Math.max(0, entries.length - KEEP_TAIL));
   return older.length > 1 || (older.length === 1 && older[0]!.kind !== "summary");
+}
+
+const COMPACT_ATTEMPTS = 5;
+
+export async function compactSession(deps: SessionsDeps, key: string): Promise<SessionsCompactResponse> {
+  for (let attempt = 0; attempt < COMPACT_ATTEMPTS; attempt++) {
+    const meta = await requireSession(deps, key);
+    const { entries, tip } = await deps.repo.branch(meta);
+    const beforeSize = transcriptSize(entries);
+    if (!worthCompacting(entries)) {
+      const n = entries.length;
+      return { compacted: false, beforeSize, afterSize: beforeSize, beforeCount: n, afterCount: n };
+    }
+    const older = entries.slice(0, entries.length - KEEP_TAIL);
+    const kept = entries.slice(entries.length - KEEP_TAIL);
+    const at = deps.now();
+    const summary = {
+      id: deps.newId(),
+      parentId: "",
+      role: "system",
+      sender: "compaction",
+      body: await deps.summarize(meta, older),
+      timestamp: at,
+      runId: "",
+      kind: "summary",
+      meta: "",
+    };
+    const rebuilt = [summary, { ...kept[0]!, parentId: summary.id }, ...kept.slice(1)];
+    const batch = { gen: meta.gen, base: true, count: rebuilt.length, at, entries: rebuilt };
+    // Lost a race with an append: read the new history and summarise again.
+    if (!(await deps.repo.replace(meta, batch, tip))) continue;
+    return {
+      compacted: true,
+      beforeSize,
+      afterSize: transcriptSize(rebuilt),
+      beforeCount: entries.length,
+      afterCount: rebuilt.length,
+    };
+  }
+  throw new GatewayError("CONFLICT", `session ${key} kept changing while it was being compacted; try again`);
 }

@@ -6,8 +6,8 @@ import { defaultConfig } from "@gw/config";
 import { decodeClientEvent, type NewSessionEntry, RPC } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileSessionRepository } from "../src/file-repository.js";
-import { startSessionsService } from "../src/service.js";
+import { FileSessionRepository } from "./files/file-repository.js";
+import { startSessionsService } from "./service.js";
 
 const config = defaultConfig({
   agents: {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Batch, SessionMeta, StoredEntry, Tip } from "../src/model.js";
-import type { SessionRepository } from "../src/repository.js";
+import type { Batch, SessionMeta, StoredEntry, Tip } from "./model.js";
+import type { SessionRepository } from "./repository.js";
 
 export interface RepositorySubject {
   repo: SessionRepository;

@@ -4,7 +4,7 @@ import { GatewayError, RPC } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { extractiveSummary } from "./compaction.js";
-import type { SessionMeta, StoredEntry } from "./model.js";
+import type { SessionMeta, StoredEntry } from "../model.js";
 import { createSummarizer } from "./summarizer.js";
 
 const older: StoredEntry[] = ["First point. More.", "Second point.", "Third point."].map((body, i) => ({

@@ -2,9 +2,9 @@ import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { FileSessionRepository } from "../src/file-repository.js";
-import { baseNameForKey } from "../src/file-names.js";
-import { describeRepositoryContract, expectChain, newMeta, textBatch } from "./repository.contract.js";
+import { FileSessionRepository } from "./file-repository.js";
+import { baseNameForKey } from "./file-names.js";
+import { describeRepositoryContract, expectChain, newMeta, textBatch } from "../repository.contract.js";
 
 const dirs: string[] = [];
 afterAll(async () => {

@@ -2,14 +2,14 @@ import { mkdir, open, readdir, readFile, rm, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { GatewayError } from "@gw/contracts";
 import { fsyncDir, KeyedMutex, writeFileAtomic } from "@gw/store";
-import { decodeBatch, encodeBatch } from "./batch-codec.js";
+import { decodeBatch, encodeBatch } from "../batch-codec.js";
 import { frameRecord, recordsBackward, scanForward } from "./file-log.js";
 import { baseNameForKey, LOG_SUFFIX, META_SUFFIX, newLogName } from "./file-names.js";
 import { recoverLog } from "./file-recovery.js";
-import { withHistory } from "./meta-update.js";
-import { type Batch, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "./model.js";
-import type { SessionRepository } from "./repository.js";
-import { TailCache, type TailCacheLimits } from "./tail-cache.js";
+import { withHistory } from "../meta-update.js";
+import { type Batch, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
+import type { SessionRepository } from "../repository.js";
+import { TailCache, type TailCacheLimits } from "../tail-cache.js";
 
 /** The metadata file: the session's settings, its live log, and how far that log was known intact. */
 interface MetaFile {

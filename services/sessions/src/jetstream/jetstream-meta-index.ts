@@ -1,6 +1,6 @@
 import { GatewayError } from "@gw/contracts";
 import type { KV } from "@nats-io/kv";
-import type { SessionMeta } from "./model.js";
+import type { SessionMeta } from "../model.js";
 
 /**
  * Every session's metadata, kept current by a KV watch, so `sessions.list` sorts memory instead

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { extractiveSummary, KEEP_TAIL, transcriptSize, worthCompacting } from "./compaction.js";
-import type { StoredEntry } from "./model.js";
+import type { StoredEntry } from "../model.js";
 
 const entry = (role: string, body: string, kind = "message"): StoredEntry => ({
   id: body,

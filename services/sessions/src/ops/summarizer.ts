@@ -2,8 +2,8 @@ import { type Bus, callRpc, type Subjects } from "@gw/bus";
 import { RPC } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import { extractiveSummary } from "./compaction.js";
-import { toEntry } from "./convert.js";
-import type { Summarizer } from "./deps.js";
+import { toEntry } from "../convert.js";
+import type { Summarizer } from "../deps.js";
 
 const BUILTIN = "builtin/";
 

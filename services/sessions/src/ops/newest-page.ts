@@ -1,4 +1,4 @@
-import type { SessionMeta } from "./model.js";
+import type { SessionMeta } from "../model.js";
 
 /** Newest first; the key breaks ties so pages never overlap or skip. */
 export function newestFirst(a: SessionMeta, b: SessionMeta): number {

@@ -1,7 +1,7 @@
 import { open } from "node:fs/promises";
-import { decodeBatch } from "./batch-codec.js";
+import { decodeBatch } from "../batch-codec.js";
 import { recordEndingAt, scanForward } from "./file-log.js";
-import type { Batch } from "./model.js";
+import type { Batch } from "../model.js";
 
 export interface RecoveredLog {
   /** Where the intact records end; the file is truncated there. */

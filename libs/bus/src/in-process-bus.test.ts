@@ -1,4 +1,4 @@
-import { InProcessBus } from "../src/index.js";
+import { InProcessBus } from "./index.js";
 import { describeBusContract } from "./bus.contract.js";
 
 describeBusContract("in-process", async () => {

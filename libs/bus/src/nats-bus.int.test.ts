@@ -1,6 +1,6 @@
 import { type NatsServerHandle, startNats, waitFor } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectNats, NatsBus } from "../src/index.js";
+import { connectNats, NatsBus } from "./index.js";
 import { describeBusContract } from "./bus.contract.js";
 
 let server: NatsServerHandle;

@@ -4,8 +4,8 @@ import { type NatsServerHandle, startNats } from "@gw/testing";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JetStreamSessionRepository } from "../src/jetstream-repository.js";
-import { describeRepositoryContract, expectChain, newMeta, textBatch } from "./repository.contract.js";
+import { JetStreamSessionRepository } from "./jetstream-repository.js";
+import { describeRepositoryContract, expectChain, newMeta, textBatch } from "../repository.contract.js";
 
 let nats: NatsServerHandle;
 const connections: NatsConnection[] = [];
