@@ -41,5 +41,8 @@ describe("EncodedJson", () => {
     const frame = spliceJson(Buffer.from('{"payload":'), received, Buffer.from("}"));
     expect(frame.toString("utf8")).toBe('{"payload":{"a":2}}');
     expect(frame.length).toBe(Buffer.byteLength('{"payload":{"a":2}}'));
+    const texted = spliceJson('{"id":"ü","payload":', received, Buffer.from("}"));
+    expect(JSON.parse(texted.toString("utf8"))).toEqual({ id: "ü", payload: { a: 2 } });
+    expect(texted.length).toBe(Buffer.byteLength('{"id":"ü","payload":{"a":2}}'));
   });
 });

@@ -49,12 +49,15 @@ export function decodeJson<S extends z.ZodType>(bytes: Uint8Array, schema: S, wh
 
 /**
  * `head` + `json` + `tail` in one buffer of the exact size: how a frame is built around
- * EncodedJson without parsing it or encoding its text again.
+ * EncodedJson without parsing it or encoding its text again. A head that changes per frame (a
+ * response id) can be given as text: it is written straight into the frame.
  */
-export function spliceJson(head: Buffer, json: EncodedJson<unknown>, tail: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(head.length + json.length + tail.length);
-  head.copy(out, 0);
-  json.copy(out, head.length);
-  tail.copy(out, head.length + json.length);
+export function spliceJson(head: string | Buffer, json: EncodedJson<unknown>, tail: Buffer): Buffer {
+  const headLength = typeof head === "string" ? Buffer.byteLength(head, "utf8") : head.length;
+  const out = Buffer.allocUnsafe(headLength + json.length + tail.length);
+  if (typeof head === "string") out.write(head, 0, "utf8");
+  else head.copy(out, 0);
+  json.copy(out, headLength);
+  tail.copy(out, headLength + json.length);
   return out;
 }

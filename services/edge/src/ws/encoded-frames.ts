@@ -25,5 +25,5 @@ export function encodedEventFrame(event: string, payload: EncodedJson<unknown>):
 
 /** `{"id":<id>,"ok":true,"payload":<payload>}` (SPEC §1 success response). */
 export function encodedSuccessFrame(id: FrameId, payload: EncodedJson<unknown>): Buffer {
-  return spliceJson(Buffer.from(`{"id":${JSON.stringify(id)},"ok":true,"payload":`, "utf8"), payload, CLOSE);
+  return spliceJson(`{"id":${JSON.stringify(id)},"ok":true,"payload":`, payload, CLOSE);
 }
