@@ -8,13 +8,6 @@ export type {
   RequestOptions,
   Unsubscribe,
 } from "./bus.js";
-export {
-  type ClientEventInput,
-  clientEventFrame,
-  clientEventFrameBytes,
-  decodeClientEvent,
-  encodeClientEvent,
-} from "./client-events.js";
 export { InProcessBus } from "./in-process-bus.js";
 export { NatsBus } from "./nats-bus.js";
 export { RequestMux } from "./nats-request-mux.js";

@@ -14,6 +14,8 @@ export interface Subjects {
    * wherever it started, `runEvents("*", "*")` every run.
    */
   runEvents(startedBy: string, runId: string): string;
+  /** Announces that a session's run lock was released, to the runs waiting for it. */
+  sessionLockReleased(sessionKey: string): string;
 }
 
 /**
@@ -50,5 +52,6 @@ export function createSubjects(prefix = "gw"): Subjects {
     edgeEvents: (edgeId) => `${prefix}.edge.${checkToken("edge id", edgeId)}.events`,
     broadcast: (topic) => `${prefix}.bcast.${checkToken("topic", topic)}`,
     runEvents: (startedBy, runId) => `${prefix}.run.${runToken(startedBy)}.${runToken(runId)}.events`,
+    sessionLockReleased: (sessionKey) => `${prefix}.runlock.${encodeSubjectToken(sessionKey)}.released`,
   };
 }

@@ -50,6 +50,7 @@ export {
   HealthCheckResponse,
   HealthCheckResponse_ServingStatus,
 } from "./gen/grpc/health/v1/health.pb.js";
+export * from "./run-record.js";
 export { RPC } from "./rpcs.js";
 export { GATEWAY_VERSION } from "./version.js";
 export * from "./wire/frames.js";
@@ -57,11 +58,8 @@ export { exceedsJsonDepth, jsonDepthMessage, MAX_JSON_DEPTH, topLevelPrimitive }
 export * from "./wire/methods.js";
 export * from "./wire/delivery-methods.js";
 export * from "./wire/run-methods.js";
-export {
-  type SessionMessageView,
-  type SessionSummaryView,
-  sessionMessageView,
-  sessionPreviewView,
-  sessionSummaryView,
-} from "./wire/session-views.js";
+export * from "./wire/client-events.js";
+export * from "./wire/encoded-json.js";
+export * from "./wire/session-views.js";
+export * from "./wire/tool-result.js";
 export { SESSION_KEY_MAX_BYTES, sessionKeyProblem } from "./wire/session-key.js";

@@ -10,12 +10,7 @@ import {
   startEventLoopMonitor,
   startMetricsServer,
 } from "@gw/runtime";
-import {
-  createJetStreamDurableStore,
-  createRedisFastStore,
-  type DurableStore,
-  type FastStore,
-} from "@gw/store";
+import { createRedisFastStore, type FastStore } from "@gw/store";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { type CommonArgs, parseCommonArgs } from "./args.js";
 
@@ -23,7 +18,11 @@ export interface HostOptions {
   service: string;
   argv: string[];
   env: Record<string, string | undefined>;
-  needs: { fastStore?: boolean; durable?: boolean };
+  /**
+   * Connections beyond NATS. Durable state is each owner's: the sessions service opens its
+   * JetStream repository on `nc` itself.
+   */
+  needs: { fastStore?: boolean };
 }
 
 /** A distributed-mode service's connections and lifecycle, built by its main.ts. */
@@ -37,8 +36,6 @@ export interface ServiceHost {
   /** The process's one NATS connection, for JetStream users (stores, the run queue). */
   nc: NatsConnection;
   subjects: Subjects;
-  fastStore: FastStore | undefined;
-  durable: DurableStore | undefined;
   /** Bus and stores connected, and not draining. */
   isHealthy(): boolean;
 }
@@ -48,12 +45,19 @@ export function loadServiceConfig(args: CommonArgs, env: Record<string, string |
   return path ? loadConfigFile(path, { env }) : defaultConfig();
 }
 
+/** A host that connected the FastStore (Redis), as `needs: { fastStore: true }` asked. */
+export interface ServiceHostWithFastStore extends ServiceHost {
+  fastStore: FastStore;
+}
+
 /**
- * Loads config, then connects NATS (and Redis / JetStream when the service needs them),
- * serves gRPC health and metrics when configured, and registers every close with the
- * graceful shutdown, last connected first closed.
+ * Loads config, then connects NATS (and Redis when the service needs it), serves gRPC health
+ * and metrics when configured, and registers every close with the graceful shutdown, last
+ * connected first closed.
  */
-export async function startHost(opts: HostOptions): Promise<ServiceHost> {
+export function startHost(opts: HostOptions & { needs: { fastStore: true } }): Promise<ServiceHostWithFastStore>;
+export function startHost(opts: HostOptions): Promise<ServiceHost>;
+export async function startHost(opts: HostOptions): Promise<ServiceHost & { fastStore?: FastStore }> {
   const args = parseCommonArgs(opts.argv);
   const config = loadServiceConfig(args, opts.env);
   const logger = createLogger({
@@ -77,18 +81,7 @@ export async function startHost(opts: HostOptions): Promise<ServiceHost> {
     shutdown.add("redis", () => store.close());
     logger.info({ url: config.redis.url }, "connected to Redis");
   }
-  let durable: DurableStore | undefined;
-  if (opts.needs.durable) {
-    durable = createJetStreamDurableStore(nc);
-    const store = durable;
-    shutdown.add("jetstream", () => store.close());
-  }
-
-  const isHealthy = () =>
-    !shutdown.draining &&
-    bus.isHealthy() &&
-    (fastStore?.isHealthy() ?? true) &&
-    (durable?.isHealthy() ?? true);
+  const isHealthy = () => !shutdown.draining && bus.isHealthy() && (fastStore?.isHealthy() ?? true);
 
   await startOpsServers({ service: opts.service, config, args, logger, shutdown, metrics, probe: isHealthy });
 
@@ -101,8 +94,7 @@ export async function startHost(opts: HostOptions): Promise<ServiceHost> {
     bus,
     nc,
     subjects: createSubjects(config.nats.subjectPrefix),
-    fastStore,
-    durable,
+    ...(fastStore ? { fastStore } : {}),
     isHealthy,
   };
 }

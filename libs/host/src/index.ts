@@ -4,6 +4,7 @@ export {
   loadServiceConfig,
   runMain,
   type ServiceHost,
+  type ServiceHostWithFastStore,
   startHost,
   startOpsServers,
 } from "./host.js";

@@ -1,15 +1,12 @@
-import { encodeClientEvent } from "@gw/bus";
-import type { ClientEvent } from "@gw/contracts";
-import type { RunRecord } from "./run-registry.js";
-
-/** The SPEC §6 `agent` event streams. */
-export type AgentStream = "assistant" | "tool" | "lifecycle";
-
-export interface AgentEventPayload {
-  runId: string;
-  stream: AgentStream;
-  data: Record<string, unknown>;
-}
+import {
+  type AgentEventPayload,
+  type ClientEvent,
+  decodeJson,
+  encodeClientEvent,
+  encodeJson,
+  type RunRecord,
+  RunRecordSchema,
+} from "@gw/contracts";
 
 /**
  * The seq of an event that ends a run from outside its runner (the runner died): larger than
@@ -17,24 +14,25 @@ export interface AgentEventPayload {
  */
 export const TERMINAL_SEQ = Number.MAX_SAFE_INTEGER;
 
+/** An `agent` event as it leaves for the edges: its payload encoded once, here. */
 export function encodeAgentEvent(
   payload: AgentEventPayload,
   meta: { sessionKey: string; seq: number; final?: RunRecord },
 ): Uint8Array {
   return encodeClientEvent({
     event: "agent",
-    payload: payload as unknown as Record<string, unknown>,
+    payload: encodeJson(payload),
     sessionKey: meta.sessionKey,
     runId: payload.runId,
     seq: meta.seq,
-    ...(meta.final ? { finalRecordJson: JSON.stringify(meta.final) } : {}),
+    ...(meta.final ? { finalRecordJson: Buffer.from(JSON.stringify(meta.final), "utf8") } : {}),
   });
 }
 
 /** The final record a terminal event carries, or undefined. */
 export function finalRecordOf(event: ClientEvent): RunRecord | undefined {
   if (event.finalRecordJson.length === 0) return undefined;
-  return JSON.parse(Buffer.from(event.finalRecordJson).toString("utf8")) as RunRecord;
+  return decodeJson(event.finalRecordJson, RunRecordSchema, "final run record on the bus");
 }
 
 export function isTerminalEvent(payload: AgentEventPayload): boolean {

@@ -1,6 +1,6 @@
-import { isGatewayError } from "@gw/contracts";
+import { isGatewayError, type RunRecord } from "@gw/contracts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { RunRecord, RunRegistry, RunRegistryOptions } from "./run-registry.js";
+import type { RunRegistry, RunRegistryOptions } from "./run-registry.js";
 
 /** Short windows, so the Redis run can let real time pass. */
 export const TEST_REGISTRY_OPTIONS: RunRegistryOptions = { retentionMs: 600, liveTtlMs: 1_500, heartbeatTtlMs: 400 };

@@ -1,27 +1,9 @@
-import { GatewayError, type ErrorCodeName } from "@gw/contracts";
+import { decodeJson, GatewayError, type RunRecord, RunRecordSchema } from "@gw/contracts";
 import type { FastStore } from "@gw/store";
 
-export type RunState = "queued" | "running" | "done" | "error";
-
-export interface PayloadItem {
-  type: "text";
-  text: string;
-}
-
-export interface RunRecord {
-  runId: string;
-  sessionKey: string;
-  agentId: string;
-  state: RunState;
-  /** The runner holding the run (for logs; abort is a broadcast). */
-  owner?: string;
-  edgeId: string;
-  /** Matches the dispatched RunRequest's nonce; absent on records made before it existed. */
-  nonce?: string;
-  createdAt: number;
-  updatedAt: number;
-  payloads?: PayloadItem[];
-  error?: { code: ErrorCodeName; message: string };
+/** A record read back from the store, through its schema. */
+function parseRecord(raw: string): RunRecord {
+  return decodeJson(Buffer.from(raw, "utf8"), RunRecordSchema, "run record in the store");
 }
 
 export interface RunRegistryOptions {
@@ -39,12 +21,13 @@ export const DEFAULT_REGISTRY_OPTIONS: RunRegistryOptions = {
   heartbeatTtlMs: 6_000,
 };
 
+/** The registry's options for a deployment: its configured retention, the rest fixed. */
+export function registryOptionsFor(runner: { resultRetentionSeconds: number }): RunRegistryOptions {
+  return { ...DEFAULT_REGISTRY_OPTIONS, retentionMs: runner.resultRetentionSeconds * 1000 };
+}
+
 /** How long a runner keeps looking for a just-dispatched run's registration (2+4+...+2048 ms). */
 const REGISTRATION_WAIT_MS = 2_048;
-
-export function isFinal(state: RunState): boolean {
-  return state === "done" || state === "error";
-}
 
 /**
  * Run state shared by edges and runners (DESIGN §6), on the FastStore: the record
@@ -68,7 +51,7 @@ export class RunRegistry {
 
   async get(runId: string): Promise<RunRecord | null> {
     const raw = await this.store.values.get(`run:${runId}`);
-    return raw === null ? null : (JSON.parse(raw) as RunRecord);
+    return raw === null ? null : parseRecord(raw);
   }
 
   /** Claims a queued run for `owner`; null when it is gone or already final (skip it). */
@@ -118,7 +101,7 @@ export class RunRegistry {
       const [raw, abort] = await this.store.values.getMany([`run:${runId}`, `runabort:${runId}`]);
       const abortRequested = abort !== null;
       if (raw !== null && raw !== undefined) {
-        const record = JSON.parse(raw) as RunRecord;
+        const record = parseRecord(raw);
         return { record: nonce === undefined || record.nonce === nonce ? record : null, abortRequested };
       }
       if (nonce === undefined || wait > REGISTRATION_WAIT_MS) return { record: null, abortRequested };

@@ -1,5 +1,5 @@
 import { runMain, startHost } from "@gw/host";
-import { DEFAULT_REGISTRY_OPTIONS, JetStreamRunQueue, RunRegistry } from "@gw/runs";
+import { JetStreamRunQueue, RunRegistry, registryOptionsFor } from "@gw/runs";
 import { startRunner } from "./runner.js";
 
 runMain("agent-runner", async () => {
@@ -15,10 +15,7 @@ runMain("agent-runner", async () => {
     bus: host.bus,
     subjects: host.subjects,
     queue: new JetStreamRunQueue(host.nc, { prefix: config.nats.subjectPrefix }),
-    registry: new RunRegistry(host.fastStore!, {
-      ...DEFAULT_REGISTRY_OPTIONS,
-      retentionMs: config.runner.resultRetentionSeconds * 1000,
-    }),
+    registry: new RunRegistry(host.fastStore, registryOptionsFor(config.runner)),
     logger: host.logger,
     runnerId: process.env.RUNNER_ID,
   });

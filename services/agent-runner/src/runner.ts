@@ -11,6 +11,7 @@ import { RunAborted } from "./run/run-errors.js";
 import { AnswerDelivery } from "./run/answer-delivery.js";
 import { executeRun } from "./run/run-executor.js";
 import { SessionClient } from "./run/session-client.js";
+import { SessionLocks } from "./run/session-lock.js";
 import { serveAgentSummarize } from "./summarize/agent-summarize-rpc.js";
 import { builtinTools } from "./tools/builtin-tools.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
@@ -62,6 +63,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     tools,
     sessions: new SessionClient({ bus, subjects, timeoutMs, historyLimit: config.runner.historyLimit }),
     delivery: new AnswerDelivery({ bus, subjects, timeoutMs }),
+    locks: new SessionLocks({ bus, subjects, registry: deps.registry }),
     logger,
     active,
   };

@@ -1,5 +1,6 @@
 import { collectSecrets } from "@gw/config";
 import { runMain, startHost } from "@gw/host";
+import { createJetStreamDurableStore } from "@gw/store";
 import { CHANNEL_PLUGINS } from "./channels/index.js";
 import { HttpClients } from "./http-clients.js";
 import { startDeliveryService } from "./service.js";
@@ -9,16 +10,19 @@ runMain("delivery", async () => {
     service: "delivery",
     argv: process.argv.slice(2),
     env: process.env,
-    needs: { fastStore: true, durable: true },
+    needs: { fastStore: true },
   });
+  // The outbox is delivery's own durable state, on the process's NATS connection (JetStream KV).
+  const durable = createJetStreamDurableStore(host.nc);
+  host.shutdown.add("jetstream", () => durable.close());
   const http = new HttpClients(collectSecrets(host.config), host.config.delivery.media);
   host.shutdown.add("http-clients", () => http.close());
   const service = await startDeliveryService({
     config: host.config,
     bus: host.bus,
     subjects: host.subjects,
-    fastStore: host.fastStore!,
-    durable: host.durable!,
+    fastStore: host.fastStore,
+    durable,
     plugins: CHANNEL_PLUGINS,
     http: http.factory,
     logger: host.logger,

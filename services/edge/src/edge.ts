@@ -4,7 +4,7 @@ import type { Bus, Subjects } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import { GatewayError, isGatewayError } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
-import { InProcessRunQueue, type RunQueue, RunRegistry } from "@gw/runs";
+import type { RunQueue, RunRegistry } from "@gw/runs";
 import type { FastStore } from "@gw/store";
 import Fastify from "fastify";
 import { WebSocketServer } from "ws";
@@ -12,8 +12,8 @@ import { AuthGate } from "./auth/auth-gate.js";
 import { normalizeIp, requestTarget, TrustedProxies } from "./auth/client-address.js";
 import { FailedAuthLimiter } from "./auth/failed-auth-limiter.js";
 import { OriginPolicy } from "./auth/origin-policy.js";
+import type { BusDeps } from "./bus-deps.js";
 import { EventHub } from "./events/event-hub.js";
-import { RunClient } from "./events/run-client.js";
 import { RunEventRouter } from "./events/run-event-router.js";
 import { registerApiSend } from "./http/api-send.js";
 import { registerOriginCheck } from "./http/browser-origin.js";
@@ -27,6 +27,7 @@ import { agentMethods } from "./methods/agents.js";
 import { deliveryMethods } from "./methods/delivery.js";
 import { MethodRegistry } from "./methods/registry.js";
 import { sessionMethods } from "./methods/sessions.js";
+import { RunClient } from "./runs/run-client.js";
 import { Connection, type ConnectionDeps, EdgeSocket, type UpgradeInfo } from "./ws/connection.js";
 import { ConnectionsPerIp } from "./ws/limits.js";
 
@@ -35,11 +36,8 @@ export interface EdgeDeps {
   bus: Bus;
   subjects: Subjects;
   fastStore: FastStore;
-  /**
-   * Run dispatch and the shared run registry (JetStream + Redis, or in process). Omitted: an
-   * in-process queue nobody consumes unless a runner shares it (tests of the edge alone).
-   */
-  runs?: { queue: RunQueue; registry: RunRegistry };
+  /** Run dispatch and the shared run registry: JetStream + Redis, or in process (shared with the runner). */
+  runs: { queue: RunQueue; registry: RunRegistry };
   logger: Logger;
   metrics: Metrics;
   edgeId: string;
@@ -97,7 +95,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     },
     limiter,
   );
-  const busDeps = { bus: deps.bus, subjects: deps.subjects, requestTimeoutMs: limits.requestTimeoutMs };
+  const busDeps: BusDeps = { bus: deps.bus, subjects: deps.subjects, requestTimeoutMs: limits.requestTimeoutMs };
   // Delivery answers within delivery.sendTimeoutMs (it fails the send itself then); the extra
   // second covers the bus hops, so the edge never times out a send that delivery finishes.
   const sendTimeoutMs = config.delivery.sendTimeoutMs + 1_000;
@@ -106,7 +104,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   const runs = new RunClient({
     bus: deps.bus,
     subjects: deps.subjects,
-    ...(deps.runs ?? { queue: new InProcessRunQueue(), registry: new RunRegistry(deps.fastStore) }),
+    ...deps.runs,
     router: runEvents,
     edgeId: deps.edgeId,
     logger,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { GATEWAY_VERSION } from "@gw/contracts";
 import { runMain, startHost } from "@gw/host";
-import { DEFAULT_REGISTRY_OPTIONS, JetStreamRunQueue, RunRegistry } from "@gw/runs";
+import { JetStreamRunQueue, RunRegistry, registryOptionsFor } from "@gw/runs";
 import { startEdge } from "./edge.js";
 
 runMain("edge", async () => {
@@ -17,13 +17,10 @@ runMain("edge", async () => {
       config,
       bus: host.bus,
       subjects: host.subjects,
-      fastStore: host.fastStore!,
+      fastStore: host.fastStore,
       runs: {
         queue: new JetStreamRunQueue(host.nc, { prefix: config.nats.subjectPrefix }),
-        registry: new RunRegistry(host.fastStore!, {
-          ...DEFAULT_REGISTRY_OPTIONS,
-          retentionMs: config.runner.resultRetentionSeconds * 1000,
-        }),
+        registry: new RunRegistry(host.fastStore, registryOptionsFor(config.runner)),
       },
       logger: host.logger,
       metrics: host.metrics,

@@ -3,6 +3,7 @@ import { createSubjects, InProcessBus, serveRpc } from "@gw/bus";
 import { defaultConfig } from "@gw/config";
 import { GATEWAY_VERSION, RPC } from "@gw/contracts";
 import { createLogger, createMetrics } from "@gw/runtime";
+import { InProcessRunQueue, RunRegistry } from "@gw/runs";
 import { createMemoryFastStore, type FastStore } from "@gw/store";
 import { type Edge, startEdge } from "../src/edge.js";
 
@@ -63,6 +64,9 @@ export async function startFuzzEdge(limits: Record<string, number> = {}): Promis
     },
   });
   const fastStore = createMemoryFastStore();
+  const watched = watchedStore(fastStore, writes);
+  // Runs go nowhere: the generators leave out valid calls of methods that change state (agent).
+  const runQueue = new InProcessRunQueue();
   const stopAgents = serveRpc(bus, subjects, RPC.agentsList, () => ({
     agents: [{ id: "main", name: "Main", model: "builtin/echo", description: "" }],
     defaultAgentId: "main",
@@ -72,7 +76,8 @@ export async function startFuzzEdge(limits: Record<string, number> = {}): Promis
       config,
       bus,
       subjects,
-      fastStore: watchedStore(fastStore, writes),
+      fastStore: watched,
+      runs: { queue: runQueue, registry: new RunRegistry(watched) },
       logger: createLogger({ service: "edge", level: "info", destination: sink }),
       metrics: createMetrics({ service: "edge", collectDefault: false }),
       edgeId: "fuzz",
@@ -90,6 +95,7 @@ export async function startFuzzEdge(limits: Record<string, number> = {}): Promis
     close: async () => {
       await edge.close();
       stopAgents();
+      await runQueue.close();
       await bus.close();
       await fastStore.close();
     },

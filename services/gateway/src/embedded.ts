@@ -7,7 +7,7 @@ import { collectSecrets, type GatewayConfig } from "@gw/config";
 import { GATEWAY_VERSION } from "@gw/contracts";
 import { type Edge, startEdge } from "@gw/edge";
 import type { Logger, Metrics } from "@gw/runtime";
-import { DEFAULT_REGISTRY_OPTIONS, InProcessRunQueue, RunRegistry } from "@gw/runs";
+import { InProcessRunQueue, RunRegistry, registryOptionsFor } from "@gw/runs";
 import { FileSessionRepository, startSessionsService } from "@gw/sessions";
 import { createFileDurableStore, createMemoryFastStore } from "@gw/store";
 
@@ -19,7 +19,7 @@ export interface EmbeddedGateway {
 
 /**
  * Every service in one process: the in-process bus, the in-memory FastStore and the
- * file-backed durable store under gateway.dataDir. Same services, same code paths as the
+ * sessions' files under gateway.dataDir. Same services, same code paths as the
  * distributed mode; only the adapters differ.
  */
 export async function startEmbedded(deps: {
@@ -32,15 +32,12 @@ export async function startEmbedded(deps: {
   const bus = new InProcessBus((err, subject) => logger.error({ err, subject }, "bus handler failed"));
   const subjects = createSubjects(config.nats.subjectPrefix);
   const fastStore = createMemoryFastStore();
-  const durable = await createFileDurableStore(resolve(config.gateway.dataDir));
   const runQueue = new InProcessRunQueue();
-  const runRegistry = new RunRegistry(fastStore, {
-    ...DEFAULT_REGISTRY_OPTIONS,
-    retentionMs: config.runner.resultRetentionSeconds * 1000,
-  });
+  const runRegistry = new RunRegistry(fastStore, registryOptionsFor(config.runner));
   const runner = startRunner({ config, bus, subjects, queue: runQueue, registry: runRegistry, logger });
   const sessionStore = await FileSessionRepository.open(join(resolve(config.gateway.dataDir), "sessions"));
   const sessions = startSessionsService({ config, bus, subjects, repo: sessionStore, logger });
+  const durable = await createFileDurableStore(join(resolve(config.gateway.dataDir), "durable"));
   const http = new HttpClients(collectSecrets(config), config.delivery.media);
   const delivery = await startDeliveryService({
     config,
@@ -53,7 +50,7 @@ export async function startEmbedded(deps: {
     logger,
   });
   const isHealthy = () =>
-    bus.isHealthy() && fastStore.isHealthy() && durable.isHealthy() && sessionStore.isHealthy();
+    bus.isHealthy() && fastStore.isHealthy() && sessionStore.isHealthy() && durable.isHealthy();
   const edge = await startEdge(
     {
       config,
@@ -80,8 +77,8 @@ export async function startEmbedded(deps: {
       sessions.stop();
       await runQueue.close();
       await bus.close();
-      await durable.close();
       await sessionStore.close();
+      await durable.close();
       await fastStore.close();
     },
   };

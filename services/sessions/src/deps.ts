@@ -1,4 +1,5 @@
 import type { AgentCatalog } from "./agents.js";
+import type { EncodedPreviews } from "./ops/encoded-previews.js";
 import type { SessionRepository } from "./repository.js";
 import type { SessionEvents } from "./session-events.js";
 import type { SessionMeta, StoredEntry } from "./model.js";
@@ -12,6 +13,8 @@ export interface SessionsDeps {
   events: SessionEvents;
   agents: AgentCatalog;
   summarize: Summarizer;
+  /** This process's encoded preview payloads, reused while a session is unchanged. */
+  previews: EncodedPreviews;
   now: () => number;
   newId: () => string;
 }

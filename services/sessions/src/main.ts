@@ -1,5 +1,5 @@
 import { runMain, startHost } from "@gw/host";
-import { JetStreamSessionRepository } from "./jetstream-repository.js";
+import { JetStreamSessionRepository } from "./jetstream/jetstream-repository.js";
 import { startSessionsService } from "./service.js";
 
 runMain("sessions", async () => {
@@ -7,7 +7,7 @@ runMain("sessions", async () => {
     service: "sessions",
     argv: process.argv.slice(2),
     env: process.env,
-    needs: { durable: true },
+    needs: {},
   });
   const repo = await JetStreamSessionRepository.open(host.nc, { subjectPrefix: host.config.nats.subjectPrefix });
   host.shutdown.add("session-store", () => repo.close());

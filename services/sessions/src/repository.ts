@@ -2,7 +2,7 @@ import type { Batch, SessionMeta, StoredEntry, Tip } from "./model.js";
 
 /**
  * The storage port of the sessions service: JetStream (KV + stream) in distributed mode, files
- * under the data dir in embedded mode. Both pass test/repository.contract.ts.
+ * under the data dir in embedded mode. Both pass repository.contract.ts.
  *
  * Concurrency: every method may run concurrently with any other, from several replicas (JetStream)
  * or several requests (files); appends never fork or lose an entry, creation happens once.

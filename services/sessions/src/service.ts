@@ -1,23 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { type Bus, type Subjects, serveRpc, type Unsubscribe } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
-import { GatewayError, RPC, type SessionsPreviewRequest } from "@gw/contracts";
+import { RPC } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import {
-  compactSession,
-  deleteSession,
-  listSessions,
-  patchSession,
-  previewSession,
-  resetSession,
-} from "./admin-ops.js";
+import { compactSession } from "./ops/compaction.js";
 import { AgentCatalog } from "./agents.js";
 import type { SessionsDeps, Summarizer } from "./deps.js";
-import { EncodedPreviews } from "./encoded-previews.js";
+import { EncodedPreviews } from "./ops/encoded-previews.js";
 import type { SessionRepository } from "./repository.js";
 import { SessionEvents } from "./session-events.js";
-import { appendEntries, readHistory } from "./session-ops.js";
-import { createSummarizer } from "./summarizer.js";
+import { listSessions, previewSession, readHistory } from "./ops/reads.js";
+import { appendEntries, deleteSession, patchSession, resetSession } from "./ops/writes.js";
+import { createSummarizer } from "./ops/summarizer.js";
 
 export interface SessionsServiceDeps {
   config: GatewayConfig;
@@ -31,28 +25,6 @@ export interface SessionsServiceDeps {
   summarize?: Summarizer;
 }
 
-function decodePreviewRequest(data: Uint8Array): SessionsPreviewRequest {
-  try {
-    return RPC.sessionsPreview.request.decode(data);
-  } catch (cause) {
-    throw new GatewayError("INVALID_REQUEST", "malformed preview request", { cause });
-  }
-}
-
-/**
- * `serveRpc` for `sessions.preview`, except that the handler hands back bytes: an unchanged
- * session's answer is not encoded again on every request.
- */
-function servePreviews(d: SessionsServiceDeps, deps: SessionsDeps): Unsubscribe {
-  const def = RPC.sessionsPreview;
-  const encoded = new EncodedPreviews();
-  return d.bus.handle(
-    d.subjects.rpc(def.service, def.method),
-    async (data) => previewSession(deps, decodePreviewRequest(data), encoded),
-    { queue: def.service },
-  );
-}
-
 export interface SessionsService {
   stop(): void;
 }
@@ -64,6 +36,7 @@ export function startSessionsService(d: SessionsServiceDeps): SessionsService {
     events: new SessionEvents(d),
     agents: new AgentCatalog(d.config.agents),
     summarize: d.summarize ?? createSummarizer({ ...d, timeoutMs: d.config.gateway.limits.requestTimeoutMs / 2 }),
+    previews: new EncodedPreviews(),
     now: d.now ?? Date.now,
     newId: d.newId ?? randomUUID,
   };
@@ -72,7 +45,7 @@ export function startSessionsService(d: SessionsServiceDeps): SessionsService {
     serveRpc(bus, subjects, RPC.sessionsAppend, (req) => appendEntries(deps, req)),
     serveRpc(bus, subjects, RPC.sessionsHistory, (req) => readHistory(deps, req)),
     serveRpc(bus, subjects, RPC.sessionsList, (req) => listSessions(deps, req)),
-    servePreviews(d, deps),
+    serveRpc(bus, subjects, RPC.sessionsPreview, (req) => previewSession(deps, req)),
     serveRpc(bus, subjects, RPC.sessionsPatch, (req) => patchSession(deps, req)),
     serveRpc(bus, subjects, RPC.sessionsReset, (req) => resetSession(deps, req.key)),
     serveRpc(bus, subjects, RPC.sessionsDelete, (req) => deleteSession(deps, req.key)),

@@ -1,4 +1,5 @@
-import { type Bus, encodeClientEvent, type Subjects } from "@gw/bus";
+import type { Bus, Subjects } from "@gw/bus";
+import { type ClientEventName, type ClientEventPayloads, encodeClientEvent, encodeJson, type SessionChanges } from "@gw/contracts";
 
 /**
  * Session events (SPEC §6) go out on the `session` broadcast: every edge holding a control
@@ -11,14 +12,14 @@ export class SessionEvents {
     this.publish("session.created", key, { key, agentId });
   }
 
-  updated(key: string, changes: Record<string, unknown>): void {
+  updated(key: string, changes: SessionChanges): void {
     this.publish("session.updated", key, { key, changes });
   }
 
-  private publish(event: string, sessionKey: string, payload: Record<string, unknown>): void {
+  private publish<E extends ClientEventName>(event: E, sessionKey: string, payload: ClientEventPayloads[E]): void {
     this.deps.bus.publish(
       this.deps.subjects.broadcast("session"),
-      encodeClientEvent({ event, payload, sessionKey }),
+      encodeClientEvent({ event, payload: encodeJson(payload), sessionKey }),
     );
   }
 }

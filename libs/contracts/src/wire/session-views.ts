@@ -1,31 +1,46 @@
+import { z } from "zod";
 import type { SessionEntry, SessionSummary } from "../gen/gateway/v1/sessions.pb.js";
 
 /**
- * The JSON shapes of `sessions.list` and `sessions.preview` payloads (SPEC §2), shared by the
- * edge's WebSocket methods and the runner's `sessions.*` tools so both show the same thing.
+ * The JSON shapes of `sessions.list` and `sessions.preview` payloads (SPEC §2) and of the
+ * session events (SPEC §6), shared by the edge's WebSocket methods, the sessions service and
+ * the runner's `sessions.*` tools so all show the same thing. The schemas are how a reader
+ * decodes these shapes when they travel as JSON inside a bus message.
  */
 
-export interface SessionSummaryView {
-  key: string;
-  agentId: string;
-  model: string;
-  createdAt: number;
-  updatedAt: number;
-  messageCount: number;
+export const SessionSummaryViewSchema = z.object({
+  key: z.string(),
+  agentId: z.string(),
+  model: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  messageCount: z.number(),
   /** Only when set. */
-  thinking?: string;
-}
+  thinking: z.string().optional(),
+});
+export type SessionSummaryView = z.infer<typeof SessionSummaryViewSchema>;
 
-export interface SessionMessageView {
-  type: "message";
-  id: string;
-  parentId: string;
-  role: string;
-  sender: string;
-  body: string;
-  timestamp: number;
-  kind: string;
-}
+export const SessionMessageViewSchema = z.object({
+  type: z.literal("message"),
+  id: z.string(),
+  parentId: z.string(),
+  role: z.string(),
+  sender: z.string(),
+  body: z.string(),
+  timestamp: z.number(),
+  kind: z.string(),
+});
+export type SessionMessageView = z.infer<typeof SessionMessageViewSchema>;
+
+/** A `sessions.preview` payload: the session's summary and its newest messages first. */
+export const SessionPreviewViewSchema = SessionSummaryViewSchema.extend({
+  messages: z.array(SessionMessageViewSchema),
+});
+export type SessionPreviewView = z.infer<typeof SessionPreviewViewSchema>;
+
+/** What `sessions.patch` changed, as its answer and `session.updated` carry it. */
+export const SessionChangesSchema = z.record(z.string(), z.string());
+export type SessionChanges = z.infer<typeof SessionChangesSchema>;
 
 export function sessionSummaryView(s: SessionSummary): SessionSummaryView {
   const out: SessionSummaryView = {
@@ -54,14 +69,9 @@ export function sessionMessageView(e: SessionEntry, agentId: string): SessionMes
   };
 }
 
-/** A `sessions.preview` payload: the session's summary and its newest messages first. */
-export function sessionPreviewView(
-  session: SessionSummary | undefined,
-  entries: readonly SessionEntry[],
-): Partial<SessionSummaryView> & { messages: SessionMessageView[] } {
-  const agentId = session?.agentId ?? "";
+export function sessionPreviewView(session: SessionSummary, entries: readonly SessionEntry[]): SessionPreviewView {
   return {
-    ...(session ? sessionSummaryView(session) : {}),
-    messages: entries.map((e) => sessionMessageView(e, agentId)),
+    ...sessionSummaryView(session),
+    messages: entries.map((e) => sessionMessageView(e, session.agentId)),
   };
 }

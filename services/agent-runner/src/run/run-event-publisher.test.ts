@@ -1,5 +1,6 @@
-import { type Bus, createSubjects, decodeClientEvent } from "@gw/bus";
-import { finalRecordOf, type RunRecord } from "@gw/runs";
+import { type Bus, createSubjects } from "@gw/bus";
+import { decodeClientEvent, type RunRecord } from "@gw/contracts";
+import { finalRecordOf } from "@gw/runs";
 import { describe, expect, it } from "vitest";
 import { RunEventPublisher } from "./run-event-publisher.js";
 

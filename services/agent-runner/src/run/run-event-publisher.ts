@@ -1,6 +1,6 @@
 import type { Bus, Subjects } from "@gw/bus";
-import type { RunRequest } from "@gw/contracts";
-import { type AgentStream, encodeAgentEvent, type RunRecord } from "@gw/runs";
+import type { AgentStream, RunRecord, RunRequest } from "@gw/contracts";
+import { encodeAgentEvent } from "@gw/runs";
 
 /**
  * Publishes one run's `agent` events once, on its run subject, numbered from 1 in order. A held

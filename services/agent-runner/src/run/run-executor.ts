@@ -1,8 +1,8 @@
 import type { Bus, Subjects } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
-import type { RunRequest } from "@gw/contracts";
+import type { RunRecord, RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import type { RunRecord, RunRegistry } from "@gw/runs";
+import type { RunRegistry } from "@gw/runs";
 import type { AgentDirectory } from "../agent-directory.js";
 import type { ChatMessage, Thinking } from "../providers/model-provider.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
@@ -12,6 +12,7 @@ import type { AnswerDelivery } from "./answer-delivery.js";
 import { RunAborted, RunNotOurs, RunTimedOut, runFailure } from "./run-errors.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { messageToEntry, type SessionClient, type SessionView } from "./session-client.js";
+import type { SessionLocks } from "./session-lock.js";
 
 export interface ExecutorDeps {
   runnerId: string;
@@ -24,27 +25,18 @@ export interface ExecutorDeps {
   tools: ToolRegistry;
   sessions: SessionClient;
   delivery: AnswerDelivery;
+  locks: SessionLocks;
   logger: Logger;
   /** Live runs on this runner, so an abort broadcast finds its controller. */
   active: Map<string, AbortController>;
 }
 
 const HEARTBEAT_MS = 2_000;
-const LOCK_POLL_MS = 50;
 
 const THINKING = new Set(["low", "medium", "high", "extended"]);
 
 function asThinking(value: string): Thinking | undefined {
   return THINKING.has(value) ? (value as Thinking) : undefined;
-}
-
-/** Waits for the session's run lock: runs on one session take turns, others run in parallel. */
-async function lockSession(deps: ExecutorDeps, req: RunRequest, lock: SessionLock, signal: AbortSignal): Promise<void> {
-  while (!(await deps.registry.tryLockSession(req.sessionKey, req.runId))) {
-    signal.throwIfAborted();
-    await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
-  }
-  lock.held = true;
 }
 
 /** Whether this execution took the session's run lock (only then does it release it). */
@@ -59,7 +51,9 @@ async function loadLocked(
   lock: SessionLock,
   signal: AbortSignal,
 ): Promise<SessionView> {
-  await lockSession(deps, req, lock, signal);
+  // Runs on one session take turns, others run in parallel.
+  await deps.locks.acquire(req.sessionKey, req.runId, signal);
+  lock.held = true;
   return deps.sessions.load(req.sessionKey, agentId);
 }
 
@@ -223,6 +217,6 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
     clearTimeout(timer);
     clearInterval(beat);
     deps.active.delete(req.runId);
-    if (lock.held) await deps.registry.unlockSession(req.sessionKey, req.runId).catch(() => undefined);
+    if (lock.held) await deps.locks.release(req.sessionKey, req.runId).catch(() => undefined);
   }
 }

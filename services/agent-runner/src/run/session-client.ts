@@ -1,6 +1,7 @@
 import { type Bus, callRpc, type Subjects } from "@gw/bus";
-import { type NewSessionEntry, RPC, type SessionEntry } from "@gw/contracts";
-import type { ChatMessage, ToolCall } from "../providers/model-provider.js";
+import { decodeJson, type NewSessionEntry, RPC, type SessionEntry } from "@gw/contracts";
+import { z } from "zod";
+import type { ChatMessage } from "../providers/model-provider.js";
 
 export interface SessionView {
   /** The session's own model/thinking ("" when unset), e.g. from sessions.patch. */
@@ -11,17 +12,22 @@ export interface SessionView {
   messages: ChatMessage[];
 }
 
-interface EntryMeta {
-  toolCalls?: ToolCall[];
-  toolCallId?: string;
-  name?: string;
-  isError?: boolean;
-}
+/** What the runner keeps in `SessionEntry.meta_json` so a tool turn replays exactly. */
+const EntryMetaSchema = z.object({
+  toolCalls: z
+    .array(z.object({ id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }))
+    .optional(),
+  toolCallId: z.string().optional(),
+  name: z.string().optional(),
+  isError: z.boolean().optional(),
+});
+type EntryMeta = z.infer<typeof EntryMetaSchema>;
 
+/** An entry's meta; one that does not read as EntryMeta replays as a plain turn. */
 function readMeta(entry: SessionEntry): EntryMeta {
   if (entry.metaJson.length === 0) return {};
   try {
-    return JSON.parse(Buffer.from(entry.metaJson).toString("utf8")) as EntryMeta;
+    return decodeJson(entry.metaJson, EntryMetaSchema, "session entry meta");
   } catch {
     return {};
   }

@@ -1,5 +1,6 @@
 import { createSubjects, InProcessBus, serveRpc } from "@gw/bus";
 import {
+  encodeJson,
   GatewayError,
   isGatewayError,
   RPC,
@@ -49,7 +50,7 @@ serveRpc(bus, subjects, RPC.sessionsList, (req) => {
 serveRpc(bus, subjects, RPC.sessionsPreview, (req) => {
   previewCalls.push(req);
   if (req.key === "webchat:gone") throw new GatewayError("NOT_FOUND", `unknown session: ${req.key}`);
-  return { viewJson: Buffer.from(JSON.stringify(sessionPreviewView(SESSION, [ENTRY])), "utf8") };
+  return { viewJson: encodeJson(sessionPreviewView(SESSION, [ENTRY])) };
 });
 
 async function invalid(name: string, params: unknown): Promise<string> {

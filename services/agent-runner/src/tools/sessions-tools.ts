@@ -1,6 +1,8 @@
 import { type Bus, callRpc, type Subjects } from "@gw/bus";
 import {
+  decodeJson,
   RPC,
+  SessionPreviewViewSchema,
   SessionsListParamsSchema,
   SessionsPreviewParamsSchema,
   sessionSummaryView,
@@ -51,9 +53,9 @@ export function sessionsTools(deps: SessionsToolDeps) {
       run: async (p, ctx) => {
         const req = { key: p.key, limit: p.limit };
         const res = await callRpc(deps.bus, deps.subjects, RPC.sessionsPreview, req, opts(ctx.signal));
-        // The sessions service sends the payload as JSON already: that text is what the model reads.
-        const json = Buffer.from(res.viewJson).toString("utf8");
-        return { content: json, ...(JSON.parse(json) as Record<string, unknown>) };
+        // The sessions service sends the payload as EncodedJson: that text is what the model reads.
+        const view = decodeJson(res.viewJson, SessionPreviewViewSchema, "session preview on the bus");
+        return { content: res.viewJson.toString("utf8"), ...view };
       },
     }),
   ];

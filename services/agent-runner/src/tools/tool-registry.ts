@@ -1,4 +1,4 @@
-import { describeIssues, GatewayError } from "@gw/contracts";
+import { describeIssues, GatewayError, type ToolResult } from "@gw/contracts";
 import { z } from "zod";
 import type { ToolSpec } from "../providers/model-provider.js";
 
@@ -12,8 +12,7 @@ export interface ToolContext {
   toolCallId?: string;
 }
 
-/** SPEC §6: a tool result object carries at least `content`. */
-export type ToolResult = { content: string } & Record<string, unknown>;
+export type { ToolResult };
 
 export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** Dotted names (`time.now`) as clients and config see them. */

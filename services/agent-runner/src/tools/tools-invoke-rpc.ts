@@ -1,5 +1,5 @@
 import { type Bus, type Subjects, serveRpc, type Unsubscribe } from "@gw/bus";
-import { GatewayError, RPC } from "@gw/contracts";
+import { encodeJson, GatewayError, RPC } from "@gw/contracts";
 import type { ToolRegistry } from "./tool-registry.js";
 
 function parseParams(bytes: Uint8Array): unknown {
@@ -16,6 +16,6 @@ export function serveToolsInvoke(deps: { bus: Bus; subjects: Subjects; tools: To
   return serveRpc(deps.bus, deps.subjects, RPC.toolsInvoke, async (req, ctx) => {
     const signal = AbortSignal.timeout(Math.max(1, Math.min(deps.timeoutMs, ctx.deadline - Date.now())));
     const result = await deps.tools.invoke(req.tool, parseParams(req.paramsJson), { signal, agentId: "", sessionKey: "" });
-    return { resultJson: Buffer.from(JSON.stringify(result), "utf8") };
+    return { resultJson: encodeJson(result) };
   });
 }

@@ -7,7 +7,7 @@ import { InProcessRunQueue, RunRegistry } from "@gw/runs";
 import { createMemoryFastStore } from "@gw/store";
 import { describe, expect, it } from "vitest";
 import { EventHub } from "../events/event-hub.js";
-import { RunClient } from "../events/run-client.js";
+import { RunClient } from "../runs/run-client.js";
 import { RunEventRouter } from "../events/run-event-router.js";
 import { agentRunMethods } from "../methods/agent-runs.js";
 import { agentMethods } from "../methods/agents.js";

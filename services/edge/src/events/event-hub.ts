@@ -1,6 +1,7 @@
-import { type Bus, clientEventFrameBytes, decodeClientEvent, type Subjects, type Unsubscribe } from "@gw/bus";
-import type { Role } from "@gw/contracts";
+import type { Bus, Subjects, Unsubscribe } from "@gw/bus";
+import { type ClientEvent, decodeClientEvent, receivedJson, type Role } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
+import { encodedEventFrame } from "../ws/encoded-frames.js";
 
 /** What the hub needs of a WebSocket connection. */
 export interface EventTarget {
@@ -109,14 +110,14 @@ export class EventHub {
   }
 
   private onSessionEvent(data: Uint8Array): void {
-    let event: ReturnType<typeof decodeClientEvent>;
+    let event: ClientEvent;
     try {
       event = decodeClientEvent(data);
     } catch (err) {
       this.deps.logger.warn({ err }, "dropped an undecodable session event");
       return;
     }
-    const frame = clientEventFrameBytes(event);
+    const frame = encodedEventFrame(event.event, receivedJson(event.payloadJson));
     for (const target of this.controls.values()) target.sendText(frame);
     for (const id of this.sessionWatchers.get(event.sessionKey) ?? []) {
       if (!this.controls.has(id)) this.targets.get(id)?.sendText(frame);

@@ -1,7 +1,17 @@
-import { type Bus, clientEventFrameBytes, decodeClientEvent, type Subjects, type Unsubscribe } from "@gw/bus";
-import type { ClientEvent } from "@gw/contracts";
+import type { Bus, Subjects, Unsubscribe } from "@gw/bus";
+import {
+  type AgentEventPayload,
+  AgentEventPayloadSchema,
+  type ClientEvent,
+  decodeClientEvent,
+  decodeJson,
+  encodeJson,
+  receivedJson,
+  type RunRecord,
+} from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import { type AgentEventPayload, finalRecordOf, type RunRecord } from "@gw/runs";
+import { finalRecordOf } from "@gw/runs";
+import { encodedEventFrame } from "../ws/encoded-frames.js";
 import type { EventHub } from "./event-hub.js";
 
 /** Who on this edge wants a run's events: a socket (by id) and/or an in-process listener. */
@@ -9,6 +19,11 @@ export interface RunFollower {
   targetId?: string;
   /** `final` is the run's recorded outcome, carried by the terminal event. */
   onEvent?: (payload: AgentEventPayload, final?: RunRecord) => void;
+}
+
+interface Decoded {
+  payload: AgentEventPayload;
+  final: RunRecord | undefined;
 }
 
 interface RunState {
@@ -19,6 +34,9 @@ interface RunState {
 }
 
 const SWEEP_MS = 30_000;
+
+/** The event's WebSocket frame: built once per event, shared by every socket it reaches. */
+const frameOf = (event: ClientEvent) => encodedEventFrame(event.event, receivedJson(event.payloadJson));
 const IDLE_FORGET_MS = 60_000;
 
 /**
@@ -91,7 +109,7 @@ export class RunEventRouter {
     const state = this.runs.get(runId);
     for (const other of state?.followers ?? []) if (other !== follower && other.targetId === id) return;
     const target = this.deps.hub.target(id);
-    for (const payload of events) target?.sendText(JSON.stringify({ event: "agent", payload }));
+    for (const payload of events) target?.sendText(encodedEventFrame("agent", encodeJson(payload)));
   }
 
   close(): void {
@@ -134,21 +152,32 @@ export class RunEventRouter {
     if (event.seq <= state.lastSeq) return;
     state.lastSeq = event.seq;
     state.touchedAt = Date.now();
-    let frame: ReturnType<typeof clientEventFrameBytes> | undefined;
-    for (const target of this.deps.hub.controlTargets()) target.sendText((frame ??= clientEventFrameBytes(event)));
+    let frame: Buffer | undefined;
+    for (const target of this.deps.hub.controlTargets()) target.sendText((frame ??= frameOf(event)));
     // Control connections have the frame already; a socket following twice gets it once.
     let followed: Set<string> | undefined;
-    let payload: AgentEventPayload | undefined;
+    let decoded: Decoded | null | undefined;
     for (const follower of [...state.followers]) {
       const id = follower.targetId;
       if (id !== undefined && !this.deps.hub.isControl(id) && !followed?.has(id)) {
         (followed ??= new Set()).add(id);
-        this.deps.hub.target(id)?.sendText((frame ??= clientEventFrameBytes(event)));
+        this.deps.hub.target(id)?.sendText((frame ??= frameOf(event)));
       }
       if (follower.onEvent) {
-        payload ??= JSON.parse(Buffer.from(event.payloadJson).toString("utf8")) as AgentEventPayload;
-        follower.onEvent(payload, finalRecordOf(event));
+        decoded ??= this.decode(event);
+        if (decoded !== null) follower.onEvent(decoded.payload, decoded.final);
       }
+    }
+  }
+
+  /** The event for in-process followers, through its schemas; null (and logged) if malformed. */
+  private decode(event: ClientEvent): Decoded | null {
+    try {
+      const payload = decodeJson(event.payloadJson, AgentEventPayloadSchema, "agent event payload on the bus");
+      return { payload, final: finalRecordOf(event) };
+    } catch (err) {
+      this.deps.logger.warn({ err, runId: event.runId }, "dropped a malformed run event for in-process followers");
+      return null;
     }
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describeIssues, GatewayError } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { RunClient } from "../events/run-client.js";
+import type { RunClient } from "../runs/run-client.js";
 import { agentIdOfModel, type ChatCompletionsBody, ChatCompletionsBodySchema, chatTurn } from "./chat-completions-body.js";
 import { httpErrorResponse } from "./errors.js";
 import { bearerAuth, type HttpDeps } from "./routes.js";

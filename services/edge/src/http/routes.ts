@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { TrustedProxies } from "../auth/client-address.js";
 import { normalizeIp, requestTarget } from "../auth/client-address.js";
-import type { BusDeps } from "../methods/agents.js";
+import type { BusDeps } from "../bus-deps.js";
 import { bearerCredential } from "./bearer.js";
 
 export interface HttpDeps extends BusDeps {

@@ -1,5 +1,5 @@
 import { callRpc } from "@gw/bus";
-import { describeIssues, GatewayError, RPC } from "@gw/contracts";
+import { decodeJson, describeIssues, GatewayError, RPC, ToolResultSchema } from "@gw/contracts";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { bearerAuth, type HttpDeps } from "./routes.js";
@@ -21,6 +21,6 @@ export function registerToolsInvoke(app: FastifyInstance, deps: HttpDeps): void 
       { tool: parsed.data.tool, paramsJson: Buffer.from(JSON.stringify(parsed.data.params ?? {}), "utf8") },
       { timeoutMs: deps.requestTimeoutMs },
     );
-    return { ok: true, result: JSON.parse(Buffer.from(res.resultJson).toString("utf8")) as unknown };
+    return { ok: true, result: decodeJson(res.resultJson, ToolResultSchema, "tool result on the bus") };
   });
 }

@@ -3,9 +3,9 @@ import {
   AgentWaitParamsSchema,
   GatewayError,
   RunAbortParamsSchema,
+  type RunRecord,
 } from "@gw/contracts";
-import type { RunRecord } from "@gw/runs";
-import type { RunClient } from "../events/run-client.js";
+import type { RunClient } from "../runs/run-client.js";
 import { defineMethod } from "./registry.js";
 
 const ALL_ROLES = ["control", "node", "webchat"] as const;

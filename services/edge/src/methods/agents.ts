@@ -1,12 +1,7 @@
-import { type Bus, callRpc, type Subjects } from "@gw/bus";
+import { callRpc } from "@gw/bus";
 import { AgentIdentityGetParamsSchema, AgentsListParamsSchema, RPC } from "@gw/contracts";
+import type { BusDeps } from "../bus-deps.js";
 import { defineMethod } from "./registry.js";
-
-export interface BusDeps {
-  bus: Bus;
-  subjects: Subjects;
-  requestTimeoutMs: number;
-}
 
 const ALL_ROLES = ["control", "node", "webchat"] as const;
 

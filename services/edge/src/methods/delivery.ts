@@ -9,7 +9,7 @@ import {
   type SendParams,
   SendParamsSchema,
 } from "@gw/contracts";
-import type { BusDeps } from "./agents.js";
+import type { BusDeps } from "../bus-deps.js";
 import { defineMethod, type MethodResult, PayloadWithMeta } from "./registry.js";
 
 export interface DeliveryMethodDeps extends BusDeps {

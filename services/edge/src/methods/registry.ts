@@ -1,4 +1,4 @@
-import { describeIssues, GatewayError, type Role } from "@gw/contracts";
+import { describeIssues, type EncodedJson, GatewayError, type Role } from "@gw/contracts";
 import type { z } from "zod";
 import type { Principal } from "../auth/auth-gate.js";
 
@@ -14,13 +14,9 @@ export interface CallContext {
 }
 
 /**
- * A payload that is JSON text already (a service built it once): the connection splices the
- * bytes into its response frame instead of parsing and stringifying them again.
+ * A payload object, or one a service encoded already (EncodedJson): the connection splices
+ * that into its response frame instead of parsing and stringifying it again.
  */
-export class RawJsonPayload {
-  constructor(readonly json: Uint8Array) {}
-}
-
 /** A payload with the response frame's optional `meta` (SPEC §4.1 `send`: `meta.cached`). */
 export class PayloadWithMeta {
   constructor(
@@ -29,7 +25,7 @@ export class PayloadWithMeta {
   ) {}
 }
 
-export type MethodResult = Record<string, unknown> | RawJsonPayload | PayloadWithMeta;
+export type MethodResult = Record<string, unknown> | EncodedJson<Record<string, unknown>> | PayloadWithMeta;
 
 export interface MethodDefinition<S extends z.ZodType> {
   name: string;

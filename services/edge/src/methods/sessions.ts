@@ -1,25 +1,24 @@
-import { type Bus, callRpc, type Subjects } from "@gw/bus";
+import { callRpc } from "@gw/bus";
 import {
+  decodeJson,
+  receivedJson,
   RPC,
+  SessionChangesSchema,
   SessionKeyParamsSchema,
+  type SessionPreviewView,
   SessionsListParamsSchema,
   SessionsPatchParamsSchema,
   SessionsPreviewParamsSchema,
   sessionSummaryView,
 } from "@gw/contracts";
-import { defineMethod, RawJsonPayload } from "./registry.js";
-
-export interface SessionBusDeps {
-  bus: Bus;
-  subjects: Subjects;
-  requestTimeoutMs: number;
-}
+import type { BusDeps } from "../bus-deps.js";
+import { defineMethod } from "./registry.js";
 
 /** Reading and watching a session is open to every role; changing or listing sessions is control's. */
 const ALL_ROLES = ["control", "node", "webchat"] as const;
 const CONTROL = ["control"] as const;
 
-export function sessionMethods(deps: SessionBusDeps) {
+export function sessionMethods(deps: BusDeps) {
   const opts = { timeoutMs: deps.requestTimeoutMs };
   const call = <Req, Res>(def: Parameters<typeof callRpc<Req, Res>>[2], req: Req) =>
     callRpc(deps.bus, deps.subjects, def, req, opts);
@@ -40,7 +39,7 @@ export function sessionMethods(deps: SessionBusDeps) {
       handler: async (p, ctx) => {
         const res = await call(RPC.sessionsPreview, { key: p.key, limit: p.limit });
         ctx.watchSession(p.key);
-        return new RawJsonPayload(res.viewJson);
+        return receivedJson<SessionPreviewView>(res.viewJson);
       },
     }),
     defineMethod({
@@ -56,7 +55,7 @@ export function sessionMethods(deps: SessionBusDeps) {
           model: p.model ?? "",
           thinking: p.thinking ?? "",
         });
-        const changes = JSON.parse(Buffer.from(res.changesJson).toString("utf8") || "{}") as object;
+        const changes = decodeJson(res.changesJson, SessionChangesSchema, "session changes on the bus");
         return { updated: res.updated, changes };
       },
     }),

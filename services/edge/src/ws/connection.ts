@@ -1,18 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { ConnectParamsSchema, describeIssues, type FrameId, GatewayError, type Role } from "@gw/contracts";
+import { ConnectParamsSchema, describeIssues, type FrameId, GatewayError, isEncodedJson, type Role } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
 import { type RawData, WebSocket } from "ws";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { HeaderBag } from "../auth/client-address.js";
 import type { EventHub, EventTarget } from "../events/event-hub.js";
-import {
-  type CallContext,
-  type MethodRegistry,
-  type MethodResult,
-  PayloadWithMeta,
-  RawJsonPayload,
-} from "../methods/registry.js";
-import { errorFrame, parseRequestFrame, rawSuccessFrame, successFrame } from "./frames.js";
+import { type CallContext, type MethodRegistry, type MethodResult, PayloadWithMeta } from "../methods/registry.js";
+import { encodedSuccessFrame } from "./encoded-frames.js";
+import { errorFrame, parseRequestFrame, successFrame } from "./frames.js";
 import { isSlowConsumer, tooManyInFlight, type WsLimits } from "./limits.js";
 
 export interface ConnectionDeps {
@@ -196,7 +191,7 @@ export class Connection implements EventTarget {
     let outcome = "ok";
     try {
       const payload = method === "connect" ? await this.connect(params) : await this.call(method, params);
-      if (payload instanceof RawJsonPayload) this.sendText(rawSuccessFrame(id, payload.json));
+      if (isEncodedJson(payload)) this.sendText(encodedSuccessFrame(id, payload));
       else if (payload instanceof PayloadWithMeta) this.send({ ...successFrame(id, payload.payload), meta: payload.meta });
       else this.send(successFrame(id, payload));
     } catch (err) {

@@ -83,13 +83,6 @@ export function successFrame(id: FrameId, payload: Record<string, unknown>): Suc
   return { id, ok: true, payload };
 }
 
-/** The same frame as successFrame, around a payload that is JSON text already. */
-export function rawSuccessFrame(id: FrameId, payloadJson: Uint8Array): Buffer {
-  return Buffer.concat([Buffer.from(`{"id":${JSON.stringify(id)},"ok":true,"payload":`), payloadJson, CLOSE_BRACE]);
-}
-
-const CLOSE_BRACE = Buffer.from("}");
-
 /** The one WS error mapper: typed errors pass through, anything else is INTERNAL and only logged. */
 export function errorFrame(id: FrameId, err: unknown, logger: Logger): ErrorFrame {
   if (isGatewayError(err)) {

@@ -16,9 +16,15 @@ export const protobufFileName = "gateway/v1/events.proto";
  * The producer encodes the payload as JSON once; edges forward it without re-encoding.
  */
 export interface ClientEvent {
-  /** The SPEC event kind: "agent", "session.created", "session.updated", ... */
+  /**
+   * The SPEC event kind: "agent", "session.created", "session.updated" (ClientEventPayloads in
+   * libs/contracts/src/wire/client-events.ts).
+   */
   event: string;
-  /** The event payload object, JSON-encoded. */
+  /**
+   * EncodedJson of the event's payload object (libs/contracts/src/wire/encoded-json.ts): edges
+   * splice it into the WebSocket frame unparsed.
+   */
   payloadJson: Buffer;
   /** Set on session-scoped events: connections watching this session receive them. */
   sessionKey: string;

@@ -67,7 +67,7 @@ export interface ToolsInvokeRequest {
 }
 
 export interface ToolsInvokeResponse {
-  /** The tool's result object, JSON-encoded. */
+  /** The tool's result object, JSON-encoded (ToolResultSchema in libs/contracts/src/wire). */
   resultJson: Buffer;
 }
 

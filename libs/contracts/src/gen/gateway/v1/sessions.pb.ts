@@ -109,9 +109,11 @@ export interface SessionsPreviewRequest {
 
 export interface SessionsPreviewResponse {
   /**
-   * The SPEC §2 preview payload (the summary and the newest messages first) as JSON, built
-   * once per content by the sessions service: the edge splices it into its response frame and
-   * the runner's tool hands it to the model, so neither decodes and re-encodes the messages.
+   * EncodedJson of SessionPreviewView (libs/contracts/src/wire/session-views.ts): the SPEC §2
+   * preview payload, the summary and the newest messages first, encoded once per content by the
+   * sessions service. The edge splices it into its response frame unparsed; a reader that needs
+   * the fields (the runner's tool) decodes it through SessionPreviewViewSchema. Why JSON and not
+   * messages: docs/decisions.md, "Pre-encoded client JSON".
    */
   viewJson: Buffer;
 }
@@ -129,7 +131,7 @@ export interface SessionsPatchResponse {
   session:
     | SessionSummary
     | undefined;
-  /** The fields that changed, as the JSON object session.updated carries. */
+  /** The fields that changed, as the JSON object session.updated carries (SessionChangesSchema). */
   changesJson: Buffer;
 }
 

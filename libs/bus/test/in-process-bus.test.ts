@@ -1,8 +1,0 @@
-import { InProcessBus } from "../src/index.js";
-import { describeBusContract } from "./bus.contract.js";
-
-describeBusContract("in-process", async () => {
-  const handlerErrors: unknown[] = [];
-  const bus = new InProcessBus((err) => handlerErrors.push(err));
-  return { a: bus, b: bus, handlerErrors, cleanup: () => bus.close() };
-});

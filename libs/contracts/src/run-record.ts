@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { ERROR_CATALOGUE, type ErrorCodeName } from "./errors.js";
+
+/**
+ * A run's record as the run registry (libs/runs) keeps it and a terminal event carries it. The
+ * schema is how every reader takes it back from JSON (the FastStore, `ClientEvent.final_record_json`).
+ */
+
+export const RUN_STATES = ["queued", "running", "done", "error"] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+const ErrorCodeNameSchema = z.custom<ErrorCodeName>(
+  (value) => typeof value === "string" && Object.hasOwn(ERROR_CATALOGUE, value),
+  { error: "unknown error code" },
+);
+
+export const PayloadItemSchema = z.object({ type: z.literal("text"), text: z.string() });
+export type PayloadItem = z.infer<typeof PayloadItemSchema>;
+
+export const RunRecordSchema = z.object({
+  runId: z.string(),
+  sessionKey: z.string(),
+  agentId: z.string(),
+  state: z.enum(RUN_STATES),
+  /** The runner holding the run (for logs; abort is a broadcast). */
+  owner: z.string().optional(),
+  edgeId: z.string(),
+  /** Matches the dispatched RunRequest's nonce; absent on records made before it existed. */
+  nonce: z.string().optional(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  payloads: z.array(PayloadItemSchema).optional(),
+  error: z.object({ code: ErrorCodeNameSchema, message: z.string() }).optional(),
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+export function isFinal(state: RunState): boolean {
+  return state === "done" || state === "error";
+}

@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { encodeMessage } from "../encode.js";
+import { ClientEvent } from "../gen/gateway/v1/events.pb.js";
+import type { EncodedJson } from "./encoded-json.js";
+import type { SessionChanges } from "./session-views.js";
+
+/** The SPEC §6 `agent` event streams. */
+export const AGENT_STREAMS = ["assistant", "tool", "lifecycle"] as const;
+export type AgentStream = (typeof AGENT_STREAMS)[number];
+
+/** The payload of an `agent` event (SPEC §6). */
+export const AgentEventPayloadSchema = z.object({
+  runId: z.string(),
+  stream: z.enum(AGENT_STREAMS),
+  data: z.record(z.string(), z.unknown()),
+});
+export type AgentEventPayload = z.infer<typeof AgentEventPayloadSchema>;
+
+/** Every event kind a service sends to WebSocket clients, with its payload. */
+export interface ClientEventPayloads {
+  agent: AgentEventPayload;
+  "session.created": { key: string; agentId: string };
+  "session.updated": { key: string; changes: SessionChanges };
+}
+export type ClientEventName = keyof ClientEventPayloads;
+
+export interface ClientEventInput<E extends ClientEventName> {
+  event: E;
+  payload: EncodedJson<ClientEventPayloads[E]>;
+  /** Set on session-scoped events: connections watching this session receive them. */
+  sessionKey?: string;
+  runId?: string;
+  seq?: number;
+  /** Internal (never in the client frame): a run's final record on its terminal event, as JSON. */
+  finalRecordJson?: Buffer;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** An event on its way from a service to the edges; the payload is spliced into frames as is. */
+export function encodeClientEvent<E extends ClientEventName>(input: ClientEventInput<E>): Uint8Array {
+  return encodeMessage(ClientEvent, {
+    event: input.event,
+    payloadJson: input.payload,
+    sessionKey: input.sessionKey ?? "",
+    runId: input.runId ?? "",
+    seq: input.seq ?? 0,
+    finalRecordJson: input.finalRecordJson ?? EMPTY,
+  });
+}
+
+export function decodeClientEvent(bytes: Uint8Array): ClientEvent {
+  return ClientEvent.decode(bytes);
+}

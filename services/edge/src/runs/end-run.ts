@@ -1,0 +1,33 @@
+import type { Bus, Subjects } from "@gw/bus";
+import type { RunRecord } from "@gw/contracts";
+import { encodeAgentEvent, type RunRegistry, TERMINAL_SEQ } from "@gw/runs";
+
+export interface EndRunDeps {
+  bus: Bus;
+  subjects: Subjects;
+  registry: RunRegistry;
+}
+
+/**
+ * Ends a run on behalf of a runner that cannot (it died, nobody took the run in time, or the
+ * run could not be dispatched): records the error as the run's outcome, then publishes the
+ * lifecycle `error` the runner would have sent, so every follower on every edge (control
+ * connections, `agent.wait` callers) hears the end as it hears any other. It goes out with
+ * TERMINAL_SEQ, beyond any seq a runner uses, so edges order it last and drop a repeat.
+ */
+export async function endRun(
+  deps: EndRunDeps,
+  record: RunRecord,
+  code: "UNAVAILABLE" | "TIMEOUT",
+  message: string,
+): Promise<RunRecord> {
+  const final = await deps.registry.finish(record, { error: { code, message } });
+  deps.bus.publish(
+    deps.subjects.runEvents(record.edgeId, record.runId),
+    encodeAgentEvent(
+      { runId: record.runId, stream: "lifecycle", data: { phase: "error", error: message, code } },
+      { sessionKey: record.sessionKey, seq: TERMINAL_SEQ, final },
+    ),
+  );
+  return final;
+}

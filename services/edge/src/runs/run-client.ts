@@ -1,0 +1,161 @@
+import { randomUUID } from "node:crypto";
+import type { Bus, Subjects } from "@gw/bus";
+import {
+  type AgentParams,
+  GatewayError,
+  isFinal,
+  RunAbort,
+  type RunHistoryMessage,
+  type RunRecord,
+  type RunRequest,
+} from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
+import type { RunQueue, RunRegistry } from "@gw/runs";
+import type { RunEventRouter, RunFollower } from "../events/run-event-router.js";
+import { endRun } from "./end-run.js";
+import type { RunWaitTimings } from "./run-wait.js";
+import { RunWaiting, type RunWaitingDeps } from "./run-waiting.js";
+
+export interface RunClientDeps {
+  bus: Bus;
+  subjects: Subjects;
+  registry: RunRegistry;
+  queue: RunQueue;
+  router: RunEventRouter;
+  edgeId: string;
+  logger: Logger;
+  /** The runner's default run timeout, so the edge knows how long a run may take. */
+  defaultTimeoutSeconds: number;
+}
+
+/**
+ * How a waiting edge watches a run: re-read the registry after a second without events (the
+ * runner-death check), give a run the registry shows as over 2 s to deliver its last events,
+ * and allow runner and edge clocks 1 s of difference (NTP keeps them far closer).
+ */
+export const RUN_WAIT_TIMINGS: RunWaitTimings = { pollMs: 1_000, settleMs: 2_000, skewMs: 1_000 };
+
+/** Beyond the run's own timeout: time to sit in the queue and to report back. */
+const QUEUE_GRACE_MS = 30_000;
+
+export interface StartRun extends AgentParams {
+  sender?: string;
+  /** Stateless: the conversation so far travels with the run and no session is touched. */
+  ephemeralHistory?: RunHistoryMessage[];
+}
+
+/**
+ * The edge's side of runs: register and dispatch, wait, abort. Whoever waits also watches the
+ * owner's heartbeat (runner-death.ts), so a runner that dies mid-run ends the run with a
+ * lifecycle `error` within the heartbeat TTL plus one poll (docs/decisions.md).
+ */
+export class RunClient {
+  private readonly waiting: RunWaitingDeps;
+
+  constructor(private readonly deps: RunClientDeps) {
+    this.waiting = { ...deps, timings: RUN_WAIT_TIMINGS };
+  }
+
+  /** Starts a run and resolves with its final record (done, or error) once it ends. */
+  async run(params: StartRun, follower: RunFollower): Promise<RunRecord> {
+    const { record, request } = this.newRun(params);
+    const maxWaitMs = (params.timeoutSeconds ?? this.deps.defaultTimeoutSeconds) * 1000 + QUEUE_GRACE_MS;
+    // The run's events come on this edge's own run subject, subscribed since start-up
+    // (RunEventRouter): following it costs nothing on the bus, and this edge hears every event
+    // of the run, so the registry is read only if events stop (the runner-death check).
+    const waiting = RunWaiting.followNow(this.waiting, record.runId, follower, {
+      startedBy: this.deps.edgeId,
+      checkFirst: false,
+    });
+    try {
+      // Registering the run and dispatching it go out at once. A runner runs the request only
+      // once it finds the registration with this nonce, so a request whose runId was taken is
+      // never run; and the follower hears events only once the runId is ours (`admit`), so a
+      // duplicate runId never sees the other run's events.
+      const created = this.deps.registry.create(record);
+      const submitted = this.deps.queue.submit(request);
+      submitted.catch(() => undefined);
+      await created;
+      waiting.admit();
+      try {
+        await submitted;
+      } catch (cause) {
+        this.deps.logger.error({ err: cause, runId: record.runId }, "cannot dispatch a run");
+        // Recorded as the run's end and handed to the wait (the bus may be what failed).
+        waiting.dispatchFailed(await endRun(this.deps, record, "UNAVAILABLE", "the run could not be dispatched to a runner"));
+      }
+      return (await waiting.result(maxWaitMs)) ?? (await this.timeOut(record.runId));
+    } finally {
+      waiting.close();
+    }
+  }
+
+  /** The run's record once final, or null when `timeoutMs` passes first. NOT_FOUND for unknown runs. */
+  async wait(runId: string, timeoutMs: number, follower: RunFollower = {}): Promise<RunRecord | null> {
+    const record = await this.deps.registry.get(runId);
+    if (record === null) throw new GatewayError("NOT_FOUND", `unknown run: ${runId}`);
+    if (isFinal(record.state)) return record;
+    // The run may end between the read above and the subscription: the wait checks at once.
+    const waiting = await RunWaiting.follow(this.waiting, runId, follower, { startedBy: record.edgeId, checkFirst: true });
+    try {
+      waiting.admit();
+      return await waiting.result(timeoutMs);
+    } finally {
+      waiting.close();
+    }
+  }
+
+  /** Asks whichever runner holds the run to stop; false for unknown or finished runs. */
+  async abort(runId: string): Promise<boolean> {
+    const record = await this.deps.registry.get(runId);
+    if (record === null || isFinal(record.state)) return false;
+    // The marker catches a run still in the queue; the broadcast reaches the one running it.
+    await this.deps.registry.requestAbort(runId);
+    this.deps.bus.publish(this.deps.subjects.broadcast("run.abort"), RunAbort.encode({ runId }).finish());
+    return true;
+  }
+
+  private newRun(params: StartRun): { record: RunRecord; request: RunRequest } {
+    const runId = params.runId ?? randomUUID();
+    const now = Date.now();
+    const nonce = randomUUID();
+    const record: RunRecord = {
+      runId,
+      nonce,
+      sessionKey: params.sessionKey,
+      agentId: params.agentId ?? "",
+      state: "queued",
+      edgeId: this.deps.edgeId,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const request: RunRequest = {
+      runId,
+      sessionKey: params.sessionKey,
+      agentId: params.agentId ?? "",
+      message: params.message,
+      model: params.model ?? "",
+      thinking: params.thinking ?? "",
+      extraSystemPrompt: params.extraSystemPrompt ?? "",
+      timeoutSeconds: params.timeoutSeconds ?? 0,
+      deliver: params.deliver ?? false,
+      messageChannel: params.messageChannel ?? "",
+      to: params.to ?? "",
+      sender: params.sender ?? "",
+      edgeId: this.deps.edgeId,
+      acceptedAt: now,
+      ephemeral: params.ephemeralHistory !== undefined,
+      history: params.ephemeralHistory ?? [],
+      nonce,
+    };
+    return { record, request };
+  }
+
+  /** Nobody finished the run in time: end it, unless it ended meanwhile. */
+  private async timeOut(runId: string): Promise<RunRecord> {
+    const record = await this.deps.registry.get(runId);
+    if (record === null) throw new GatewayError("TIMEOUT", `run ${runId} did not finish in time`);
+    if (isFinal(record.state)) return record;
+    return endRun(this.deps, record, "TIMEOUT", "no runner finished the run in time");
+  }
+}

@@ -1,0 +1,297 @@
+import { mkdir, open, readdir, readFile, rm, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { GatewayError } from "@gw/contracts";
+import { fsyncDir, KeyedMutex, writeFileAtomic } from "@gw/store";
+import { decodeBatch, encodeBatch } from "../batch-codec.js";
+import { frameRecord, recordsBackward, scanForward } from "./file-log.js";
+import { baseNameForKey, LOG_SUFFIX, META_SUFFIX, newLogName } from "./file-names.js";
+import { recoverLog } from "./file-recovery.js";
+import { withHistory } from "../meta-update.js";
+import { type Batch, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
+import type { SessionRepository } from "../repository.js";
+import { TailCache, type TailCacheLimits } from "../tail-cache.js";
+
+/** The metadata file: the session's settings, its live log, and how far that log was known intact. */
+interface MetaFile {
+  meta: SessionMeta;
+  log: string;
+  checkpoint: number;
+}
+
+interface Slot extends MetaFile {
+  base: string;
+  size: number;
+  last: Batch | undefined;
+  sinceCheckpoint: number;
+  /** Counts this process's writes to the history: the version the tail cache is checked against. */
+  version: number;
+}
+
+/** Rewriting the metadata on every append would triple the fsyncs; the log's tail is the truth. */
+const CHECKPOINT_EVERY = 256;
+
+const gone = (key: string) => new GatewayError("NOT_FOUND", `unknown session: ${key}`);
+
+/**
+ * Embedded mode: `<dir>/<name>.meta` (atomic rename) and `<dir>/<name>.<id>.log` (append-only,
+ * fdatasync per append). One process owns the directory; a per-key mutex orders its writes.
+ */
+export class FileSessionRepository implements SessionRepository {
+  private readonly slots = new Map<string, Slot>();
+  private readonly locks = new KeyedMutex();
+  private readonly tails: TailCache;
+  private closed = false;
+
+  private constructor(
+    private readonly dir: string,
+    cache?: TailCacheLimits,
+  ) {
+    this.tails = new TailCache(cache);
+  }
+
+  /** `cache` bounds the in-memory tails that let previews skip the disk (tests make it small). */
+  static async open(dir: string, opts: { cache?: TailCacheLimits } = {}): Promise<FileSessionRepository> {
+    await mkdir(dir, { recursive: true });
+    const repo = new FileSessionRepository(dir, opts.cache);
+    await repo.load();
+    return repo;
+  }
+
+  /** Recovers every session (one read each unless its tail is torn) and drops what a crash left behind. */
+  private async load(): Promise<void> {
+    const names = await readdir(this.dir);
+    const live = new Set<string>();
+    const metas = names.filter((name) => !name.startsWith(".") && name.endsWith(META_SUFFIX));
+    // A few files at a time: 10,000 sessions must not make start-up wait on 10,000 serial reads.
+    let next = 0;
+    const worker = async () => {
+      while (next < metas.length) await this.loadOne(metas[next++]!, live);
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    for (const name of names) {
+      const stray = name.startsWith(".") || (name.endsWith(LOG_SUFFIX) && !live.has(name));
+      if (stray) await rm(join(this.dir, name), { force: true });
+    }
+  }
+
+  private async loadOne(name: string, live: Set<string>): Promise<void> {
+    const file = JSON.parse(await readFile(join(this.dir, name), "utf8")) as MetaFile;
+    const recovered = await recoverLog(join(this.dir, file.log), file.checkpoint);
+    const slot: Slot = {
+      ...file,
+      base: name.slice(0, -META_SUFFIX.length),
+      size: recovered.size,
+      last: recovered.last,
+      sinceCheckpoint: 0,
+      version: 0,
+    };
+    slot.meta = withHistory(slot.meta, tipOf(recovered.last, slot.meta.gen), recovered.last?.at ?? 0);
+    this.slots.set(slot.meta.key, slot);
+    live.add(slot.log);
+  }
+
+  async getMeta(key: string): Promise<SessionMeta | null> {
+    this.assertOpen();
+    const slot = this.slots.get(key);
+    return slot ? { ...slot.meta } : null;
+  }
+
+  createMeta(meta: SessionMeta): Promise<{ meta: SessionMeta; created: boolean }> {
+    return this.locked(meta.key, async () => {
+      const existing = this.slots.get(meta.key);
+      if (existing) return { meta: { ...existing.meta }, created: false };
+      const base = baseNameForKey(meta.key);
+      const log = newLogName(base);
+      const slot: Slot = { meta, log, checkpoint: 0, base, size: 0, last: undefined, sinceCheckpoint: 0, version: 0 };
+      await this.writeMeta(slot);
+      this.slots.set(meta.key, slot);
+      return { meta: { ...meta }, created: true };
+    });
+  }
+
+  updateMeta(key: string, mutate: (current: SessionMeta) => SessionMeta | undefined) {
+    return this.locked(key, async () => {
+      const slot = this.slots.get(key);
+      if (!slot) return null;
+      const before = { ...slot.meta };
+      const next = mutate({ ...before });
+      if (next === undefined) return { before, after: before };
+      slot.meta = { ...next };
+      await this.writeMeta(slot);
+      return { before, after: { ...next } };
+    });
+  }
+
+  async listMeta(): Promise<SessionMeta[]> {
+    this.assertOpen();
+    // Metadata objects are replaced, never changed in place, so the list can share them.
+    return [...this.slots.values()].map((s) => s.meta);
+  }
+
+  append(meta: SessionMeta, build: (tip: Tip) => Batch): Promise<{ batch: Batch; meta: SessionMeta }> {
+    return this.locked(meta.key, async () => {
+      const slot = this.live(meta);
+      const batch = build(tipOf(slot.last, slot.meta.gen));
+      const frame = frameRecord(encodeBatch(batch));
+      const fh = await open(join(this.dir, slot.log), "a", 0o600);
+      try {
+        await fh.write(frame);
+        await fh.datasync();
+      } catch (err) {
+        // Never leave half a record in front of the next one.
+        await fh.truncate(slot.size).catch(() => {});
+        throw err;
+      } finally {
+        await fh.close();
+      }
+      if (slot.size === 0) await fsyncDir(this.dir);
+      slot.size += frame.length;
+      slot.last = batch;
+      this.advance(slot, batch);
+      slot.meta = withHistory(slot.meta, tipOf(batch, slot.meta.gen), batch.at);
+      if (++slot.sinceCheckpoint >= CHECKPOINT_EVERY) await this.writeMeta(slot);
+      return { batch, meta: { ...slot.meta } };
+    });
+  }
+
+  replace(meta: SessionMeta, batch: Batch, expected?: Tip): Promise<{ meta: SessionMeta } | false> {
+    return this.locked(meta.key, async () => {
+      const slot = this.live(meta);
+      if (expected && !sameTip(tipOf(slot.last, slot.meta.gen), expected)) return false;
+      const oldLog = slot.log;
+      const log = newLogName(slot.base);
+      const frame = frameRecord(encodeBatch(batch));
+      const fh = await open(join(this.dir, log), "wx", 0o600);
+      try {
+        await fh.write(frame);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      Object.assign(slot, { log, size: frame.length, last: batch });
+      slot.meta = withHistory(slot.meta, tipOf(batch, slot.meta.gen), batch.at);
+      // The metadata file names the live log: renaming it in is the commit point of the swap.
+      await this.writeMeta(slot);
+      // Only now may lock-free previews see the new history (see `tail`).
+      this.advance(slot, batch);
+      await rm(join(this.dir, oldLog), { force: true });
+      return { meta: { ...slot.meta } };
+    });
+  }
+
+  tail(meta: SessionMeta, limit: number): Promise<StoredEntry[]> {
+    // Cached tails change only together with the slot, in the same tick as a write completes, so
+    // a hit needs no lock: it sees the history as of the last completed write.
+    const slot = this.closed ? undefined : this.slots.get(meta.key);
+    const hit = slot && slot.meta.gen === meta.gen ? this.tails.read(meta.key, meta.gen, slot.version, limit) : undefined;
+    if (hit) return Promise.resolve(hit);
+    return this.locked(meta.key, async () => {
+      const slot = this.live(meta);
+      const cached = this.tails.read(meta.key, meta.gen, slot.version, limit);
+      if (cached) return cached;
+      const { entries, complete } = await this.readTail(slot, limit);
+      this.tails.fill(meta.key, meta.gen, slot.version, entries, complete);
+      return entries;
+    });
+  }
+
+  async preview(key: string, limit: number): Promise<{ meta: SessionMeta; entries: StoredEntry[] } | null> {
+    const meta = await this.getMeta(key);
+    return meta && { meta, entries: await this.tail(meta, limit) };
+  }
+
+  /** The newest `limit` entries from the log, newest first; `complete` when that is the whole branch. */
+  private async readTail(slot: Slot, limit: number): Promise<{ entries: StoredEntry[]; complete: boolean }> {
+    const entries: StoredEntry[] = [];
+    if (slot.size === 0) return { entries, complete: true };
+    const fh = await open(join(this.dir, slot.log), "r");
+    try {
+      for await (const record of recordsBackward(fh, slot.size)) {
+        const batch = decodeBatch(record.payload);
+        if (!batch || batch.gen !== slot.meta.gen) break;
+        for (let i = batch.entries.length - 1; i >= 0 && entries.length < limit; i--) entries.push(batch.entries[i]!);
+        if (entries.length >= limit) return { entries, complete: false };
+        if (batch.base) break;
+      }
+    } finally {
+      await fh.close();
+    }
+    return { entries, complete: true };
+  }
+
+  branch(meta: SessionMeta): Promise<{ entries: StoredEntry[]; tip: Tip }> {
+    return this.locked(meta.key, async () => {
+      const slot = this.live(meta);
+      let entries: StoredEntry[] = [];
+      if (slot.size > 0) {
+        const fh = await open(join(this.dir, slot.log), "r");
+        try {
+          const { records } = await scanForward(fh, 0, slot.size);
+          for (const record of records) {
+            const batch = decodeBatch(record.payload);
+            if (!batch || batch.gen !== slot.meta.gen) continue;
+            if (batch.base) entries = [];
+            entries.push(...batch.entries);
+          }
+        } finally {
+          await fh.close();
+        }
+      }
+      return { entries, tip: tipOf(slot.last, slot.meta.gen) };
+    });
+  }
+
+  delete(key: string): Promise<boolean> {
+    return this.locked(key, async () => {
+      const slot = this.slots.get(key);
+      if (!slot) return false;
+      // The metadata file goes first: without it the session no longer exists, even after a crash.
+      await unlink(join(this.dir, `${slot.base}${META_SUFFIX}`));
+      await fsyncDir(this.dir);
+      this.slots.delete(key);
+      this.tails.forget(key);
+      await rm(join(this.dir, slot.log), { force: true });
+      return true;
+    });
+  }
+
+  isHealthy(): boolean {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private live(meta: SessionMeta): Slot {
+    const slot = this.slots.get(meta.key);
+    if (!slot || slot.meta.gen !== meta.gen) throw gone(meta.key);
+    return slot;
+  }
+
+  /** A write to the history completed: a new version, and the cached tail moves along with it. */
+  private advance(slot: Slot, batch: Batch): void {
+    const previous = slot.version++;
+    this.tails.written(slot.meta.key, previous, slot.version, batch);
+  }
+
+  private async writeMeta(slot: Slot): Promise<void> {
+    const file: MetaFile = { meta: slot.meta, log: slot.log, checkpoint: slot.size };
+    await writeFileAtomic(join(this.dir, `${slot.base}${META_SUFFIX}`), Buffer.from(JSON.stringify(file)));
+    slot.checkpoint = slot.size;
+    slot.sinceCheckpoint = 0;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new GatewayError("UNAVAILABLE", "the session store is closed");
+  }
+
+  private locked<T>(key: string, work: () => Promise<T>): Promise<T> {
+    try {
+      this.assertOpen();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.locks.run(key, work);
+  }
+}

@@ -1,0 +1,108 @@
+import {
+  encodeJson,
+  GatewayError,
+  isGatewayError,
+  type SessionsAppendRequest,
+  type SessionsAppendResponse,
+  type SessionsPatchRequest,
+  type SessionsPatchResponse,
+  THINKING_LEVELS,
+} from "@gw/contracts";
+import { fromNew, toEntry, toSummary } from "../convert.js";
+import type { SessionsDeps } from "../deps.js";
+import type { Batch, SessionMeta, Tip } from "../model.js";
+import { checkKey, ENTRY_ROLES, MAX_APPEND_ENTRIES } from "../validate.js";
+import { ensureSession, notFound, requireSession } from "./lookup.js";
+
+/** The operations that change a session: append (the runner), patch, reset and delete (clients). */
+
+function checkEntries(req: SessionsAppendRequest): void {
+  if (req.entries.length > MAX_APPEND_ENTRIES)
+    throw new GatewayError("INVALID_REQUEST", `at most ${MAX_APPEND_ENTRIES} entries per append`);
+  for (const e of req.entries) {
+    if (!ENTRY_ROLES.has(e.role))
+      throw new GatewayError("INVALID_REQUEST", `entry role must be one of ${[...ENTRY_ROLES].join(", ")}`);
+  }
+}
+
+export async function appendEntries(
+  deps: SessionsDeps,
+  req: SessionsAppendRequest,
+): Promise<SessionsAppendResponse> {
+  checkKey(req.key);
+  checkEntries(req);
+  let { meta, created } = await ensureSession(deps, req.key, req.agentId);
+  if (req.entries.length === 0) return { session: toSummary(meta), entries: [], created };
+  const build = (tip: Tip): Batch => {
+    const at = deps.now();
+    let parentId = tip.leafId;
+    const entries = req.entries.map((e) => {
+      const placed = fromNew(e, { id: deps.newId(), parentId, timestamp: at });
+      parentId = placed.id;
+      return placed;
+    });
+    return { gen: meta.gen, base: false, count: tip.count + entries.length, at, entries };
+  };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const { batch, meta: after } = await deps.repo.append(meta, build);
+      return { session: toSummary(after), entries: batch.entries.map(toEntry), created };
+    } catch (err) {
+      // Deleted between our lookup and the write: the key's next use starts a new session.
+      if (!isGatewayError(err) || err.code !== "NOT_FOUND" || attempt > 0) throw err;
+      ({ meta, created } = await ensureSession(deps, req.key, req.agentId));
+    }
+  }
+}
+
+function checkPatch(deps: SessionsDeps, req: SessionsPatchRequest): { agentId: string } {
+  checkKey(req.key);
+  if (req.thinking !== "" && !(THINKING_LEVELS as readonly string[]).includes(req.thinking))
+    throw new GatewayError("INVALID_REQUEST", "thinking must be one of low, medium, high");
+  if (req.model !== "" && !/^[a-z0-9][a-z0-9_-]*\/\S+$/.test(req.model))
+    throw new GatewayError("INVALID_REQUEST", 'model must look like "<provider>/<model>"');
+  return { agentId: req.agentId === "" ? "" : deps.agents.resolve(req.agentId) };
+}
+
+/** The settings `req` changes on `current`; a new agent brings its model unless one is given. */
+function diff(deps: SessionsDeps, req: SessionsPatchRequest, agentId: string, current: SessionMeta) {
+  const changes: Record<string, string> = {};
+  if (agentId !== "" && agentId !== current.agentId) {
+    changes.agentId = agentId;
+    const model = req.model === "" ? deps.agents.modelOf(agentId) : req.model;
+    if (model !== current.model) changes.model = model;
+  }
+  if (req.model !== "" && req.model !== current.model) changes.model = req.model;
+  if (req.thinking !== "" && req.thinking !== current.thinking) changes.thinking = req.thinking;
+  return changes;
+}
+
+export async function patchSession(deps: SessionsDeps, req: SessionsPatchRequest): Promise<SessionsPatchResponse> {
+  const { agentId } = checkPatch(deps, req);
+  let changes: Record<string, string> = {};
+  const result = await deps.repo.updateMeta(req.key, (current) => {
+    // Recomputed on every attempt: a retry after a concurrent patch must report what it changed.
+    changes = diff(deps, req, agentId, current);
+    if (Object.keys(changes).length === 0) return undefined;
+    return { ...current, ...changes, updatedAt: Math.max(current.updatedAt, deps.now()) };
+  });
+  if (!result) throw notFound(req.key);
+  const updated = Object.keys(changes).length > 0;
+  if (updated) deps.events.updated(req.key, changes);
+  return {
+    updated,
+    session: toSummary(result.after),
+    changesJson: encodeJson(changes),
+  };
+}
+
+export async function resetSession(deps: SessionsDeps, key: string): Promise<{ reset: boolean }> {
+  const meta = await requireSession(deps, key);
+  await deps.repo.replace(meta, { gen: meta.gen, base: true, count: 0, at: deps.now(), entries: [] });
+  return { reset: true };
+}
+
+export async function deleteSession(deps: SessionsDeps, key: string): Promise<{ deleted: boolean }> {
+  if (!(await deps.repo.delete(checkKey(key)))) throw notFound(key);
+  return { deleted: true };
+}

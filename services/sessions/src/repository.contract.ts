@@ -1,0 +1,269 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Batch, SessionMeta, StoredEntry, Tip } from "./model.js";
+import type { SessionRepository } from "./repository.js";
+
+export interface RepositorySubject {
+  repo: SessionRepository;
+  /** A second repository over the same storage (another replica), where the adapter has one. */
+  replica?(): Promise<SessionRepository>;
+  /** Closes the repository and opens it again over the same storage (a restart). */
+  reopen(): Promise<SessionRepository>;
+  /**
+   * What the storage still holds of `key`, one line per leftover, read beside the repository (its
+   * files, its stream messages and KV value), so a session that is only hidden still shows.
+   */
+  leftovers(key: string): Promise<string[]>;
+  dispose(): Promise<void>;
+}
+
+export const AWKWARD_KEYS = [
+  "telegram:@ops",
+  "signal:+15551234567",
+  "slack:#general",
+  "imessage:user@example.com",
+  "agent:main:telegram:direct",
+  "hook:a.b.*.>",
+  "web:with space/and/slashes",
+  `user:${"ü".repeat(200)}`,
+];
+
+export function newMeta(key: string, now = Date.now()): SessionMeta {
+  return {
+    key,
+    agentId: "main",
+    model: "builtin/echo",
+    thinking: "",
+    createdAt: now,
+    updatedAt: now,
+    messageCount: 0,
+    leafId: "",
+    gen: randomUUID(),
+    historySeq: 0,
+  };
+}
+
+function entry(body: string, parentId: string): StoredEntry {
+  const id = randomUUID();
+  return { id, parentId, role: "user", sender: "t", body, timestamp: Date.now(), runId: "", kind: "message", meta: "" };
+}
+
+/** A batch of `bodies` placed after `tip`, as the service builds them. */
+export function textBatch(meta: SessionMeta, bodies: string[]): (tip: Tip) => Batch {
+  return (tip) => {
+    let parent = tip.leafId;
+    const entries = bodies.map((b) => {
+      const e = entry(b, parent);
+      parent = e.id;
+      return e;
+    });
+    return { gen: meta.gen, base: false, count: tip.count + entries.length, at: Date.now(), entries };
+  };
+}
+
+/** Every entry's parent is the one before it: one linear chain, no fork, nothing lost. */
+export function expectChain(entries: StoredEntry[], bodies?: string[]): void {
+  entries.forEach((e, i) => expect(e.parentId).toBe(i === 0 ? "" : entries[i - 1]!.id));
+  expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
+  if (bodies) expect(entries.map((e) => e.body)).toEqual(bodies);
+}
+
+export function describeRepositoryContract(name: string, open: () => Promise<RepositorySubject>): void {
+  describe(`SessionRepository contract: ${name}`, () => {
+    let subject: RepositorySubject;
+    let repo: SessionRepository;
+    beforeEach(async () => {
+      subject = await open();
+      repo = subject.repo;
+    });
+    afterEach(async () => {
+      await subject.dispose();
+    });
+
+    const created = async (key = `t:${randomUUID()}`) => (await repo.createMeta(newMeta(key))).meta;
+
+    it("creates a session exactly once when callers race on a new key", async () => {
+      const key = `race:${randomUUID()}`;
+      const results = await Promise.all(Array.from({ length: 20 }, () => repo.createMeta(newMeta(key))));
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.meta.gen)).size).toBe(1);
+    });
+
+    it("appends in order with parent links, reads the tail newest first and the branch oldest first", async () => {
+      const meta = await created();
+      await repo.append(meta, textBatch(meta, ["a"]));
+      await repo.append(meta, textBatch(meta, ["b", "c"]));
+      const { meta: after } = await repo.append(meta, textBatch(meta, ["d"]));
+      expect(after.messageCount).toBe(4);
+      const { entries, tip } = await repo.branch(meta);
+      expectChain(entries, ["a", "b", "c", "d"]);
+      expect(tip).toEqual({ count: 4, leafId: entries[3]!.id });
+      expect(after.leafId).toBe(entries[3]!.id);
+      expect((await repo.tail(meta, 3)).map((e) => e.body)).toEqual(["d", "c", "b"]);
+      expect((await repo.tail(meta, 10)).map((e) => e.body)).toEqual(["d", "c", "b", "a"]);
+      expect((await repo.getMeta(meta.key))?.messageCount).toBe(4);
+    });
+
+    it("reads a long tail across many batches, never past what was asked", async () => {
+      const meta = await created();
+      const bodies: string[] = [];
+      for (let i = 0; i < 150; i++) {
+        const batch = i % 10 === 0 ? [`b${i}a`, `b${i}b`] : [`b${i}`];
+        bodies.push(...batch);
+        await repo.append(meta, textBatch(meta, batch));
+      }
+      const newestFirst = [...bodies].reverse();
+      expect((await repo.tail(meta, 200)).map((e) => e.body)).toEqual(newestFirst.slice(0, 165));
+      expect((await repo.tail(meta, 100)).map((e) => e.body)).toEqual(newestFirst.slice(0, 100));
+      expect((await repo.tail(meta, 7)).map((e) => e.body)).toEqual(newestFirst.slice(0, 7));
+      expectChain((await repo.branch(meta)).entries, bodies);
+    });
+
+    it("keeps one linear chain under 50 concurrent appends", async () => {
+      const meta = await created();
+      const other = subject.replica ? await subject.replica() : repo;
+      const bodies = Array.from({ length: 50 }, (_, i) => `m${i}`);
+      await Promise.all(bodies.map((b, i) => (i % 2 ? other : repo).append(meta, textBatch(meta, [b]))));
+      const { entries } = await repo.branch(meta);
+      expect(entries).toHaveLength(50);
+      expectChain(entries);
+      expect(new Set(entries.map((e) => e.body))).toEqual(new Set(bodies));
+      expect((await repo.getMeta(meta.key))?.messageCount).toBe(50);
+    });
+
+    it("replaces the history only while it still ends where the caller read it", async () => {
+      const meta = await created();
+      await repo.append(meta, textBatch(meta, ["a", "b", "c"]));
+      const { tip } = await repo.branch(meta);
+      await repo.append(meta, textBatch(meta, ["d"]));
+      const summary = entry("summary of a-c", "");
+      const base: Batch = { gen: meta.gen, base: true, count: 1, at: Date.now(), entries: [summary] };
+      expect(await repo.replace(meta, base, tip)).toBe(false);
+      const fresh = await repo.branch(meta);
+      expect(await repo.replace(meta, base, fresh.tip)).not.toBe(false);
+      await repo.append(meta, textBatch(meta, ["e"]));
+      const { entries } = await repo.branch(meta);
+      expectChain(entries, ["summary of a-c", "e"]);
+      expect((await repo.tail(meta, 20)).map((e) => e.body)).toEqual(["e", "summary of a-c"]);
+      expect((await repo.getMeta(meta.key))?.messageCount).toBe(2);
+    });
+
+    it("resets to an empty history and keeps the session", async () => {
+      const meta = await created();
+      await repo.append(meta, textBatch(meta, ["a", "b"]));
+      await repo.replace(meta, { gen: meta.gen, base: true, count: 0, at: Date.now(), entries: [] });
+      expect(await repo.tail(meta, 5)).toEqual([]);
+      expect((await repo.getMeta(meta.key))?.messageCount).toBe(0);
+      await repo.append(meta, textBatch(meta, ["c"]));
+      expectChain((await repo.branch(meta)).entries, ["c"]);
+    });
+
+    it("deletes for good; the key's next use starts an empty session", async () => {
+      const meta = await created();
+      await repo.append(meta, textBatch(meta, ["a"]));
+      expect(await repo.delete(meta.key)).toBe(true);
+      expect(await repo.getMeta(meta.key)).toBeNull();
+      expect(await repo.delete(meta.key)).toBe(false);
+      await expect(repo.append(meta, textBatch(meta, ["late"]))).rejects.toMatchObject({ code: "NOT_FOUND" });
+      const again = await created(meta.key);
+      expect(again.gen).not.toBe(meta.gen);
+      expect(await repo.tail(again, 10)).toEqual([]);
+      expect((await repo.listMeta()).filter((m) => m.key === meta.key)).toHaveLength(1);
+    });
+
+    it("reclaims a deleted session's storage, history written before a reset included", async () => {
+      const meta = await created();
+      await repo.append(meta, textBatch(meta, ["a", "b"]));
+      await repo.replace(meta, { gen: meta.gen, base: true, count: 0, at: Date.now(), entries: [] });
+      await repo.append(meta, textBatch(meta, ["c"]));
+      await repo.append(meta, textBatch(meta, ["d"]));
+      // Its history and its metadata: the check below looks in the right place.
+      expect(await subject.leftovers(meta.key)).toHaveLength(2);
+      expect(await repo.delete(meta.key)).toBe(true);
+      expect(await subject.leftovers(meta.key)).toEqual([]);
+    });
+
+    it("updates metadata with read-modify-write and lists every session", async () => {
+      const a = await created();
+      const b = await created();
+      const res = await repo.updateMeta(a.key, (m) => ({ ...m, model: "other/model" }));
+      expect(res?.before.model).toBe("builtin/echo");
+      expect(res?.after.model).toBe("other/model");
+      expect(await repo.updateMeta(`t:${randomUUID()}`, (m) => m)).toBeNull();
+      const keys = (await repo.listMeta()).map((m) => m.key);
+      expect(keys).toEqual(expect.arrayContaining([a.key, b.key]));
+      expect((await repo.listMeta()).find((m) => m.key === a.key)?.model).toBe("other/model");
+    });
+
+    it("previews metadata and tail together, and null for an unknown key", async () => {
+      const meta = await created();
+      await repo.append(meta, textBatch(meta, ["a", "b"]));
+      const found = await repo.preview(meta.key, 1);
+      expect(found?.meta).toMatchObject({ key: meta.key, gen: meta.gen, messageCount: 2 });
+      expect(found?.entries.map((e) => e.body)).toEqual(["b"]);
+      expect(await repo.preview(`t:${randomUUID()}`, 5)).toBeNull();
+    });
+
+    it("shows every write in the next tail read, whichever replica made it", async () => {
+      const meta = await created();
+      const other = subject.replica ? await subject.replica() : repo;
+      const bodies = async (r: SessionRepository, limit = 20) => (await r.tail(meta, limit)).map((e) => e.body);
+      await repo.append(meta, textBatch(meta, ["a"]));
+      // Read on both sides first, so any cached tail has something to go stale.
+      expect(await bodies(repo)).toEqual(["a"]);
+      expect(await bodies(other)).toEqual(["a"]);
+      await other.append(meta, textBatch(meta, ["b", "c"]));
+      expect(await bodies(repo)).toEqual(["c", "b", "a"]);
+      expect(await bodies(repo, 2)).toEqual(["c", "b"]);
+      await repo.append(meta, textBatch(meta, ["d"]));
+      expect(await bodies(other)).toEqual(["d", "c", "b", "a"]);
+      expect(await bodies(repo)).toEqual(["d", "c", "b", "a"]);
+      const { tip } = await other.branch(meta);
+      const summary = entry("summary", "");
+      expect(await other.replace(meta, { gen: meta.gen, base: true, count: 1, at: Date.now(), entries: [summary] }, tip)).not.toBe(false);
+      expect(await bodies(repo)).toEqual(["summary"]);
+      await repo.append(meta, textBatch(meta, ["e"]));
+      expect(await bodies(other)).toEqual(["e", "summary"]);
+      await repo.replace(meta, { gen: meta.gen, base: true, count: 0, at: Date.now(), entries: [] });
+      expect(await bodies(other)).toEqual([]);
+      expect((await other.preview(meta.key, 5))?.entries).toEqual([]);
+      await other.append(meta, textBatch(meta, ["f"]));
+      expect(await bodies(repo)).toEqual(["f"]);
+      expect(await other.delete(meta.key)).toBe(true);
+      expect(await repo.preview(meta.key, 5)).toBeNull();
+      const again = await created(meta.key);
+      expect((await repo.preview(meta.key, 5))?.entries).toEqual([]);
+      await other.append(again, textBatch(again, ["g"]));
+      expect((await repo.preview(meta.key, 5))?.entries.map((e) => e.body)).toEqual(["g"]);
+      expect((await other.preview(meta.key, 5))?.entries.map((e) => e.body)).toEqual(["g"]);
+    });
+
+    it("answers each tail limit exactly however the previous reads were cut", async () => {
+      const meta = await created();
+      const bodies = Array.from({ length: 30 }, (_, i) => `m${i}`);
+      for (let i = 0; i < bodies.length; i += 3) await repo.append(meta, textBatch(meta, bodies.slice(i, i + 3)));
+      const newestFirst = [...bodies].reverse();
+      for (const limit of [2, 5, 1, 30, 200, 7, 29, 31]) {
+        expect((await repo.tail(meta, limit)).map((e) => e.body)).toEqual(newestFirst.slice(0, limit));
+      }
+      await repo.append(meta, textBatch(meta, ["late"]));
+      expect((await repo.tail(meta, 3)).map((e) => e.body)).toEqual(["late", ...newestFirst.slice(0, 2)]);
+      expect((await repo.tail(meta, 200)).map((e) => e.body)).toEqual(["late", ...newestFirst]);
+    });
+
+    it("stores awkward keys and keeps everything across a restart", async () => {
+      const metas = [];
+      for (const key of AWKWARD_KEYS) {
+        const meta = await created(`${key}${randomUUID().slice(0, 4)}`);
+        await repo.append(meta, textBatch(meta, [`hello ${key}`, "second"]));
+        metas.push(meta);
+      }
+      repo = await subject.reopen();
+      for (const meta of metas) {
+        expect((await repo.getMeta(meta.key))?.messageCount).toBe(2);
+        expectChain((await repo.branch(meta)).entries, [`hello ${meta.key.slice(0, -4)}`, "second"]);
+      }
+      expect((await repo.listMeta()).length).toBeGreaterThanOrEqual(metas.length);
+    });
+  });
+}
