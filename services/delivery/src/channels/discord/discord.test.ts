@@ -11,7 +11,10 @@ import {
   startFakeMediaServer,
 } from "@gw/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { parseConfig } from "@gw/config";
+import { ChannelDirectory } from "../../channel-directory.js";
 import { HttpClients } from "../../http-clients.js";
+import { CHANNEL_PLUGINS } from "../index.js";
 import { bucketCooldownMs, discordErrorMessage } from "./api.js";
 import { attachmentName } from "./attachments.js";
 import { discordNonce, discordPlugin } from "./plugin.js";
@@ -229,5 +232,14 @@ describe("discord status", () => {
     const settings = DiscordSettingsSchema.parse({ botToken: "wrong-token", apiBaseUrl: fake.baseUrl });
     const wrong = discordPlugin.create({ channelId: "discord", accountId: "x", settings, http: clients.factory });
     expect(await wrong.status(signal())).toEqual({ reachable: false, error: "discord answered HTTP 401: 401: Unauthorized" });
+  });
+});
+
+describe("discord plugin registration", () => {
+  it("is listed in CHANNEL_PLUGINS and builds an account from the config file", () => {
+    const config = parseConfig(`{ channels: { default: "dc", dc: { kind: "discord", botToken: "t0k", apiBaseUrl: "${fake.baseUrl}" } } }`, { env: {} });
+    const [entry] = ChannelDirectory.build(config.channels, CHANNEL_PLUGINS, clients.factory).list();
+    expect(entry!.kind).toBe("discord");
+    expect(entry!.accounts[0]!.adapter.limits).toEqual({ textChunk: 2000, polls: true, mediaPerMessage: 10 });
   });
 });
