@@ -42,6 +42,11 @@ describe("fake Discord REST API", () => {
     expect(discord.delivered[0]).toMatchObject({ chat: general, threadId: thread });
   });
 
+  it("records a reply against the message it quotes", async () => {
+    await call("POST", `/channels/${general}/messages`, { content: "re", message_reference: { message_id: "1300000000000000001", fail_if_not_exists: false } });
+    expect(discord.delivered[0]).toMatchObject({ chat: general, threadId: "1300000000000000001", text: "re" });
+  });
+
   it("opens one DM channel per user and posts into it", async () => {
     const dm = await call("POST", "/users/@me/channels", { recipient_id: someone });
     const again = await call("POST", "/users/@me/channels", { recipient_id: someone });

@@ -3,7 +3,8 @@
  * `POST /channels/{id}/messages` (JSON, or multipart with `payload_json` and `files[n]`),
  * `POST /users/@me/channels` to open a DM, `GET /users/@me`. Errors are `{ message, code }`;
  * 429 is `{ message, retry_after, global }` with `Retry-After` and `X-RateLimit-*` headers, which
- * every answer carries. A thread is a channel of its own whose parent is the chat.
+ * every answer carries. A thread is a channel of its own whose parent is the chat; a reply
+ * (`message_reference`) is recorded against the message it quotes.
  */
 import {
   bodyFields,
@@ -133,13 +134,17 @@ export async function startFakeDiscord(
     ];
     const id = snowflake();
     const thread = channel.type === 11 || channel.type === 12;
+    // A reply (message_reference of type 0, the default) belongs to the message it quotes.
+    const reference = body.message_reference as Params | undefined;
+    const quoted = reference !== undefined && (reference.type ?? 0) === 0 ? reference.message_id : undefined;
+    const repliesTo = typeof quoted === "string" || typeof quoted === "number" ? String(quoted) : undefined;
     ctx.deliver({
       id,
       account: bot.id,
       chat: thread ? channel.parentId ?? channel.id : channel.id,
       ...(content === "" ? {} : { text: content }),
       media,
-      ...(thread ? { threadId: channel.id } : {}),
+      ...(thread ? { threadId: channel.id } : repliesTo !== undefined ? { threadId: repliesTo } : {}),
       ...(poll === undefined ? {} : { poll: { question: poll.question, options: poll.answers, allowMultipleAnswers: poll.multiselect, anonymous: false } }),
       ...(nonce === undefined ? {} : { clientKey: nonce }),
     });

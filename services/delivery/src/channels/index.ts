@@ -1,4 +1,6 @@
+import { discordPlugin } from "./discord/plugin.js";
 import { pluginTable } from "./registry.js";
+import { whatsappPlugin } from "./whatsapp/plugin.js";
 
 /** Every platform plugin this build ships: `channels.<id>.kind` picks one. */
-export const CHANNEL_PLUGINS = pluginTable([]);
+export const CHANNEL_PLUGINS = pluginTable([discordPlugin, whatsappPlugin]);

@@ -1,0 +1,86 @@
+/**
+ * WhatsApp (Cloud API): text and media by link to a phone number; a threadId makes the message a
+ * reply quoting that message (`context.message_id`). The Cloud API has no polls and no albums.
+ */
+import { type ChannelAdapter, ChannelError, type ChannelProbe, type DeliveryReceipt, type OutboundMessage, receiptOf } from "@gw/channels";
+import { isAbort } from "../http-failure.js";
+import { definePlugin } from "../registry.js";
+import { readGraphError, WhatsAppApi, type WhatsAppContent } from "./api.js";
+import { CAPTIONED, WHATSAPP_CAPTION_LIMIT, whatsappMedium } from "./media.js";
+import { normaliseWhatsAppRecipient, waDigits } from "./recipient.js";
+
+export const WHATSAPP_TEXT_LIMIT = 4096;
+
+const HAS_URL = /\bhttps?:\/\/\S/i;
+
+function textContent(body: string): WhatsAppContent {
+  // WhatsApp renders a link preview only when asked, and only for the first URL.
+  return { type: "text", body, previewUrl: HAS_URL.test(body) };
+}
+
+/** `+1 555-000-1111` -> `+15550001111`, as the other channels name numbers. */
+function displayNumber(display: string | undefined): string | undefined {
+  const digits = display?.replace(/\D/g, "");
+  return digits === undefined || digits === "" ? undefined : `+${digits}`;
+}
+
+export class WhatsAppAdapter implements ChannelAdapter {
+  /** One medium per message: WhatsApp has no albums, and one part is then one message. */
+  readonly limits = { textChunk: WHATSAPP_TEXT_LIMIT, polls: false, mediaPerMessage: 1 };
+
+  constructor(private readonly api: WhatsAppApi) {}
+
+  validateRecipient(to: string): string {
+    return normaliseWhatsAppRecipient(to);
+  }
+
+  /**
+   * Text alone is one text message. A medium carries the text as its caption when its type takes
+   * one and the text fits; otherwise the text goes first as a message of its own.
+   */
+  async send(msg: OutboundMessage, signal: AbortSignal): Promise<DeliveryReceipt> {
+    const to = waDigits(msg.to);
+    if (msg.mediaUrls.length > this.limits.mediaPerMessage) {
+      throw new ChannelError("unsupported", `WhatsApp takes one medium per message, not ${msg.mediaUrls.length}`);
+    }
+    const text = msg.text === undefined || msg.text === "" ? undefined : msg.text;
+    const [url] = msg.mediaUrls;
+    const send = (content: WhatsAppContent) => this.api.sendMessage(to, content, msg.threadId, signal);
+    if (url === undefined) {
+      if (text === undefined) throw new ChannelError("rejected", "nothing to send: no text and no media");
+      return receiptOf([await send(textContent(text))]);
+    }
+    const medium = whatsappMedium(url);
+    const caption = text !== undefined && CAPTIONED.has(medium.type) && text.length <= WHATSAPP_CAPTION_LIMIT ? text : undefined;
+    const ids: string[] = [];
+    if (text !== undefined && caption === undefined) ids.push(await send(textContent(text)));
+    const media = { link: url, ...(caption === undefined ? {} : { caption }), ...(medium.filename === undefined ? {} : { filename: medium.filename }) };
+    ids.push(await send({ type: medium.type, media }));
+    return receiptOf(ids);
+  }
+
+  async status(signal: AbortSignal): Promise<ChannelProbe> {
+    try {
+      const number = await this.api.phoneNumber(signal);
+      const identity = displayNumber(number.display_phone_number) ?? number.verified_name;
+      return { reachable: true, ...(identity === undefined ? {} : { identity }) };
+    } catch (err) {
+      if (isAbort(err)) throw err;
+      return { reachable: false, error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+}
+
+export const whatsappPlugin = definePlugin({
+  kind: "whatsapp",
+  create: ({ settings, http }) => {
+    const client = http({
+      name: "whatsapp",
+      baseUrl: settings.apiBaseUrl,
+      headers: { authorization: `Bearer ${settings.accessToken}` },
+      secrets: [settings.accessToken, settings.appSecret, settings.verifyToken].filter((s): s is string => s !== undefined),
+      errorBody: readGraphError,
+    });
+    return new WhatsAppAdapter(new WhatsAppApi(client, settings.phoneNumberId));
+  },
+});

@@ -1,0 +1,48 @@
+import { WhatsAppSettingsSchema } from "@gw/channels";
+import { describeChannelContract } from "@gw/channels/contract";
+import { DEFAULT_MEDIA_FILES, DEFAULT_WHATSAPP_NUMBERS, startFakeMediaServer, startFakeWhatsApp } from "@gw/testing";
+import { HttpClients } from "../../http-clients.js";
+import { whatsappPlugin } from "./plugin.js";
+
+const RECIPIENT = "15557654321";
+
+describeChannelContract("whatsapp", async () => {
+  const fake = await startFakeWhatsApp();
+  const media = await startFakeMediaServer();
+  const [one, two] = DEFAULT_WHATSAPP_NUMBERS;
+  const secrets = [one!.accessToken, two!.accessToken];
+  // Every client scrubs every configured secret, as delivery's composition root makes them.
+  const clients = new HttpClients(secrets);
+  const account = (number: (typeof DEFAULT_WHATSAPP_NUMBERS)[number]) =>
+    whatsappPlugin.create({
+      channelId: "whatsapp",
+      accountId: number.phoneNumberId,
+      settings: WhatsAppSettingsSchema.parse({ accessToken: number.accessToken, phoneNumberId: number.phoneNumberId, apiBaseUrl: fake.baseUrl }),
+      http: clients.factory,
+    });
+  return {
+    fake,
+    accounts: [
+      { adapter: account(one!), identity: one!.phoneNumberId },
+      { adapter: account(two!), identity: two!.phoneNumberId },
+    ],
+    recipient: { to: `+${RECIPIENT}`, chat: RECIPIENT },
+    threadId: "wamid.HBgLMTU1NTc2NTQzMjEVAgASGBQzQUQ5RjE2QjZCRTM2NUY2NDcxMQA=",
+    invalidRecipients: ["", "not a number", "+0123456789", "+1 555", "+1234567890123456", "user:15557654321", "+1555765432x"],
+    media: {
+      urls: [media.url("photo.png"), media.url("report.pdf")],
+      bytes: [DEFAULT_MEDIA_FILES["photo.png"]!.data, DEFAULT_MEDIA_FILES["report.pdf"]!.data],
+    },
+    expectedTextRequest: (text) => ({
+      method: "POST",
+      path: `/v21.0/${one!.phoneNumberId}/messages`,
+      body: { messaging_product: "whatsapp", recipient_type: "individual", to: RECIPIENT, type: "text", text: { body: text, preview_url: false } },
+    }),
+    secrets,
+    close: async () => {
+      await clients.close();
+      await fake.close();
+      await media.close();
+    },
+  };
+});
