@@ -30,6 +30,10 @@ export const DeliverySectionSchema = z
     outboxRetryForSeconds: positiveInt.default(3_600),
     // channels.status answers from a probe at most this old unless asked to probe now.
     probeCacheMs: positiveInt.default(30_000),
+    // "platform": pace every call by the platform's published limits (docs/decisions.md,
+    // Delivery). "off": only the platforms' own 429 cooldowns, for accounts with raised limits
+    // or a benchmark against a local fake.
+    pacing: z.enum(["platform", "off"]).default("platform"),
     media: MediaSchema,
   })
   .prefault({});

@@ -63,6 +63,7 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
     sendTimeoutMs: settings.sendTimeoutMs,
     windowMs,
     media: { allowHosts: settings.media.allowHosts, allowPrivateNetworks: settings.media.allowPrivateNetworks },
+    pacing: settings.pacing,
   });
   const outbox = new Outbox(
     { kv: await deps.durable.kv("delivery_outbox"), store: deps.fastStore, dispatcher, logger: deps.logger },
