@@ -1,4 +1,5 @@
 import { pluginTable } from "./registry.js";
+import { telegramPlugin } from "./telegram/plugin.js";
 
 /** Every platform plugin this build ships: `channels.<id>.kind` picks one. */
-export const CHANNEL_PLUGINS = pluginTable([]);
+export const CHANNEL_PLUGINS = pluginTable([telegramPlugin]);
