@@ -1,6 +1,8 @@
 import { discordPlugin } from "./discord/plugin.js";
 import { pluginTable } from "./registry.js";
+import { slackPlugin } from "./slack/plugin.js";
+import { telegramPlugin } from "./telegram/plugin.js";
 import { whatsappPlugin } from "./whatsapp/plugin.js";
 
 /** Every platform plugin this build ships: `channels.<id>.kind` picks one. */
-export const CHANNEL_PLUGINS = pluginTable([discordPlugin, whatsappPlugin]);
+export const CHANNEL_PLUGINS = pluginTable([telegramPlugin, slackPlugin, discordPlugin, whatsappPlugin]);
