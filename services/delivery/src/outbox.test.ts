@@ -1,7 +1,7 @@
 import { ChannelError } from "@gw/channels";
 import type { DeliverySendRequest } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
-import { createFileDurableStore, createMemoryFastStore, type DurableStore } from "@gw/store";
+import { createFileDurableStore, type DurableStore } from "@gw/store";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
