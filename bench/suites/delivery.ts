@@ -8,9 +8,12 @@ import { atLeast, type BenchContext, type BenchResult, type Figure, info, notAva
 
 const CONCURRENCY = 16;
 const BOT = DEFAULT_TELEGRAM_BOTS[0]!;
-const CHAT = 4242;
+/** The private chats bench/servers/fake-telegram.ts adds (5001..5064). */
+const CHATS = 64;
 
 let sequence = 0;
+/** The next chat, round robin: one chat's sends go out one after another by design (order). */
+const nextChat = () => 5001 + (sequence++ % CHATS);
 
 function added(name: string, gateway: number, direct: number): Figure {
   return { name, unit: "ms", gateway, baseline: direct, ratio: round(gateway - direct, 3), target: "", pass: null };
@@ -22,14 +25,16 @@ async function measure(ctx: BenchContext, gw: GatewayUnderTest, platform: string
   // as a `send` request frame to POST /api/send, each with a key of its own (idempotency on).
   const direct = {
     url: `${platform}/bot${BOT.token}/sendMessage`,
-    body: JSON.stringify({ chat_id: CHAT, text: "bench message" }),
+    body: () => JSON.stringify({ chat_id: nextChat(), text: "bench message" }),
     headers: {},
   };
   const run = Date.now();
   const through = {
     url: `${gw.httpUrl()}/api/send`,
-    body: () =>
-      JSON.stringify({ method: "send", params: { to: String(CHAT), message: "bench message", idempotencyKey: `bench-${run}-${sequence++}` } }),
+    body: () => {
+      const to = String(nextChat());
+      return JSON.stringify({ method: "send", params: { to, message: "bench message", idempotencyKey: `bench-${run}-${sequence}` } });
+    },
     headers: { authorization: `Bearer ${TOKEN}` },
   };
   const { directLoad, gatewayLoad, directOne, gatewayOne } = await interleaved(ctx, {
