@@ -1,4 +1,4 @@
-import { createHttpClient, type HttpClient } from "@gw/http-client";
+import { createHttpClient, type HttpClient, type SsrfPolicy } from "@gw/http-client";
 import type { HttpClientFactory } from "./channels/registry.js";
 
 /**
@@ -20,4 +20,12 @@ export class HttpClients {
   async close(): Promise<void> {
     await Promise.allSettled(this.clients.splice(0).map((client) => client.close()));
   }
+}
+
+/**
+ * A factory whose clients fetch media (bridges that upload the bytes) from exactly the hosts a
+ * send's media URLs were checked against (`delivery.media`), unless a client names its own policy.
+ */
+export function withMediaPolicy(factory: HttpClientFactory, ssrf: SsrfPolicy): HttpClientFactory {
+  return (opts) => factory({ ssrf, ...opts });
 }
