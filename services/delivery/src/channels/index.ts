@@ -1,4 +1,5 @@
 import { pluginTable } from "./registry.js";
+import { signalPlugin } from "./signal/plugin.js";
 
 /** Every platform plugin this build ships: `channels.<id>.kind` picks one. */
-export const CHANNEL_PLUGINS = pluginTable([]);
+export const CHANNEL_PLUGINS = pluginTable([signalPlugin]);
