@@ -4,7 +4,7 @@ const positiveInt = z.int().positive();
 
 const MediaSchema = z
   .strictObject({
-    // Largest attachment delivery downloads for a bridge that needs the bytes (Signal).
+    // Largest attachment delivery downloads for a bridge that needs the bytes (Signal, iMessage).
     maxBytes: positiveInt.default(26_214_400),
     timeoutMs: positiveInt.default(20_000),
     // Media URLs must be public unless their host is listed here (SSRF guard).
