@@ -34,7 +34,12 @@ ENV NODE_ENV=production
 COPY --from=deps /app/package.json ./package.json
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-USER node
+# The code and dependencies stay root's (read-only to the service); only the data directory
+# (gateway.dataDir, "./data" from /app) belongs to the user the services run as.
+RUN mkdir -p /app/data && chown 1000:1000 /app/data
+# Numeric, so Kubernetes' runAsNonRoot can verify it (a name like "node" it cannot): uid 1000 is
+# the base image's `node` user, and k8s/ sets runAsUser/runAsGroup to the same numbers.
+USER 1000:1000
 
 FROM runtime AS edge
 EXPOSE 18789
@@ -51,5 +56,7 @@ CMD ["node", "--enable-source-maps", "dist/delivery.js"]
 
 FROM runtime AS gateway
 EXPOSE 18789
+# Embedded mode keeps sessions and the outbox here; a volume keeps them across containers.
+VOLUME ["/app/data"]
 # Inside a container, loopback is the container itself: listen on every interface (a token is required).
 CMD ["node", "--enable-source-maps", "dist/gateway.js", "start", "--bind", "0.0.0.0"]

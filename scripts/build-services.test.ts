@@ -31,7 +31,23 @@ describe("scripts/build-services.mjs", () => {
       [join(outdir, "gateway.js"), "config", "check", "--config", "config/gateway.example.json5"],
       {
         cwd: repoRoot,
-        env: { PATH: process.env.PATH, GATEWAY_TOKEN: "t", HOOKS_TOKEN: "h", OPENAI_API_KEY: "k", TELEGRAM_BOT_TOKEN: "b" },
+        env: {
+          PATH: process.env.PATH,
+          ...Object.fromEntries(
+            [
+              "GATEWAY_TOKEN",
+              "HOOKS_TOKEN",
+              "OPENAI_API_KEY",
+              "TELEGRAM_BOT_TOKEN",
+              "SLACK_BOT_TOKEN",
+              "DISCORD_BOT_TOKEN",
+              "WHATSAPP_ACCESS_TOKEN",
+              "BLUEBUBBLES_PASSWORD",
+              "TELEGRAM_ALERTS_TOKEN",
+              "TELEGRAM_SUPPORT_TOKEN",
+            ].map((name) => [name, `value-of-${name}`]),
+          ),
+        },
       },
     );
     expect(stdout).toMatch(/OK/);

@@ -45,11 +45,6 @@ export {
   SessionsResetRequest,
   SessionsResetResponse,
 } from "./gen/gateway/v1/sessions.pb.js";
-export {
-  HealthCheckRequest,
-  HealthCheckResponse,
-  HealthCheckResponse_ServingStatus,
-} from "./gen/grpc/health/v1/health.pb.js";
 export * from "./run-record.js";
 export { RPC } from "./rpcs.js";
 export { GATEWAY_VERSION } from "./version.js";

@@ -114,6 +114,7 @@ export async function startOpsServers(deps: {
   if (healthPort !== undefined) {
     const health = await startHealthServer({
       port: healthPort,
+      host: "0.0.0.0",
       service: deps.service,
       probe: deps.probe,
       logger,

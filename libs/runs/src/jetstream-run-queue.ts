@@ -31,6 +31,14 @@ const DEFAULT_ACK_WAIT_MS = 30_000;
 /** How long a submit waits for the stream's acknowledgement. */
 const PUBLISH_TIMEOUT_MS = 5_000;
 
+/**
+ * Where the run queue lives in JetStream for a subject prefix: what the runners' autoscaler
+ * (KEDA's nats-jetstream trigger in k8s/) must name to read the queue's depth.
+ */
+export function runQueueNames(prefix: string, group = "runners"): { subject: string; stream: string; consumer: string } {
+  return { subject: `${prefix}.runs.queue`, stream: `${prefix.replace(/[^A-Za-z0-9_-]/g, "_")}_runs`, consumer: group };
+}
+
 /** The stream's answer to a publish: a PubAck, or an API error (JSON either way). */
 function checkPubAck(reply: Msg): void {
   let ack: { stream?: string; error?: { description?: string; code?: number } };
@@ -66,9 +74,10 @@ export class JetStreamRunQueue implements RunQueue {
   ) {
     this.js = jetstream(nc);
     this.requests = new RequestMux(nc);
-    this.subject = `${opts.prefix}.runs.queue`;
-    this.stream = `${opts.prefix.replace(/[^A-Za-z0-9_-]/g, "_")}_runs`;
-    this.group = opts.group ?? "runners";
+    const names = runQueueNames(opts.prefix, opts.group);
+    this.subject = names.subject;
+    this.stream = names.stream;
+    this.group = names.consumer;
     this.ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
   }
 

@@ -1,6 +1,6 @@
 export { type EventLoopMonitor, startEventLoopMonitor } from "./event-loop-monitor.js";
-export { type HealthServer, type HealthServerOptions, startHealthServer } from "./health-server.js";
-export { HealthServiceDefinition } from "./health-service.js";
+export { checkHealth, type HealthAnswer, healthClient } from "./health-client.js";
+export { type HealthServer, type HealthServerOptions, LIVENESS_SERVICE, startHealthServer } from "./health-server.js";
 export { createLogger, type Logger, type LoggerOptions, REDACT_PATHS } from "./logger.js";
 export { createMetrics, type MeteredRequest, type Metrics, type MetricsOptions, RequestDurations, RequestMeter } from "./metrics.js";
 export { type MetricsServer, type MetricsServerOptions, startMetricsServer } from "./metrics-server.js";

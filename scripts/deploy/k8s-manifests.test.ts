@@ -1,0 +1,255 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ScaledObject } from "@kubernetes-models/keda/keda.sh/v1alpha1";
+import { runQueueNames } from "@gw/runs";
+import { Deployment } from "kubernetes-models/apps/v1";
+import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
+import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
+import { ConfigMap, Service } from "kubernetes-models/v1";
+import { describe, expect, it } from "vitest";
+import {
+  configFromConfigMap,
+  distributedServices,
+  dockerStages,
+  k8sFiles,
+  lastInstruction,
+  type Manifest,
+  readKustomization,
+  renderKustomization,
+  ROOT,
+} from "./deploy-files.js";
+
+/** The kinds these manifests may use, each with the schema model that validates it. */
+const MODELS: Record<string, { apiVersion: string; kind: string; validate(obj: unknown): void }> = {};
+for (const Model of [Deployment, HorizontalPodAutoscaler, PodDisruptionBudget, ConfigMap, Service, ScaledObject]) {
+  MODELS[`${Model.apiVersion}/${Model.kind}`] = {
+    apiVersion: Model.apiVersion,
+    kind: Model.kind,
+    validate: (obj) => new (Model as unknown as new (data: unknown) => { validate(): void })(obj).validate(),
+  };
+}
+
+interface Container {
+  name: string;
+  image: string;
+  command?: string[];
+  env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } }>;
+  envFrom?: Array<{ secretRef?: { name: string; optional?: boolean }; configMapRef?: { name: string } }>;
+  ports?: Array<{ name?: string; containerPort: number }>;
+  readinessProbe?: { grpc?: { port: number; service?: string } };
+  livenessProbe?: { grpc?: { port: number; service?: string } };
+  lifecycle?: { preStop?: { exec?: { command: string[] } } };
+  securityContext?: {
+    allowPrivilegeEscalation?: boolean;
+    readOnlyRootFilesystem?: boolean;
+    capabilities?: { drop?: string[] };
+  };
+  volumeMounts?: Array<{ name: string; mountPath: string }>;
+}
+
+interface PodSpec {
+  terminationGracePeriodSeconds?: number;
+  securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; runAsGroup?: number };
+  containers: Container[];
+  volumes?: Array<{ name: string; configMap?: { name: string }; emptyDir?: object; secret?: { secretName: string } }>;
+}
+
+interface DeploymentSpec {
+  selector: { matchLabels: Record<string, string> };
+  template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: PodSpec };
+}
+
+const K8S = join(ROOT, "k8s");
+const RENDERS = { base: renderKustomization(K8S), keda: renderKustomization(join(K8S, "keda")) };
+const ENV_PLACEHOLDER = "placeholder-value";
+
+const ofKind = (objects: Manifest[], kind: string) => objects.filter((o) => o.kind === kind);
+const deployments = (objects: Manifest[]) =>
+  ofKind(objects, "Deployment").map((d) => ({ name: d.metadata.name, file: d.file, spec: d.spec as unknown as DeploymentSpec }));
+const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+  Object.entries(selector).every(([key, value]) => labels[key] === value);
+
+/** Secrets an operator creates by hand: the README's `kubectl create secret generic <name>` lines. */
+function documentedSecrets(): Set<string> {
+  const readme = readFileSync(join(K8S, "README.md"), "utf8");
+  return new Set([...readme.matchAll(/kubectl create secret generic ([a-z0-9-]+)/g)].map((m) => m[1]!));
+}
+
+/** The uid:gid the image runs as (the Dockerfile's USER for the runtime stage every service image builds on). */
+function imageUser(): { uid: number; gid: number } {
+  const user = lastInstruction(dockerStages(), "runtime", "USER") ?? "";
+  const [, uid, gid] = /^(\d+):(\d+)$/.exec(user) ?? [];
+  if (uid === undefined || gid === undefined) throw new Error(`Dockerfile USER "${user}" is not numeric uid:gid`);
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+describe("k8s manifests", () => {
+  it("are all part of a kustomization, and every resource a kustomization names exists", () => {
+    const listed = new Set<string>();
+    for (const dir of [K8S, join(K8S, "keda")]) {
+      const k = readKustomization(dir);
+      for (const resource of k.resources) listed.add(join(dir, resource).slice(ROOT.length));
+    }
+    const files = k8sFiles().filter((file) => !file.endsWith("kustomization.yaml"));
+    expect(files.filter((file) => !listed.has(file))).toEqual([]);
+  });
+
+  for (const [render, objects] of Object.entries(RENDERS)) {
+    it(`(${render}) validate against the Kubernetes and KEDA schemas`, () => {
+      expect(objects.length).toBeGreaterThan(0);
+      for (const object of objects) {
+        const model = MODELS[`${object.apiVersion}/${object.kind}`];
+        if (!model) throw new Error(`${object.file}: no schema for ${object.apiVersion} ${object.kind}`);
+        const { file: _file, ...body } = object;
+        expect(() => model.validate(body), `${object.file} ${object.kind}/${object.metadata.name}`).not.toThrow();
+      }
+    });
+
+    it(`(${render}) name each object once per kind`, () => {
+      const names = objects.map((o) => `${o.kind}/${o.metadata.name}`);
+      expect(names.filter((name, i) => names.indexOf(name) !== i)).toEqual([]);
+    });
+  }
+
+  it("run every distributed service as a Deployment of its own bundle, with a PodDisruptionBudget", () => {
+    const objects = RENDERS.base;
+    for (const service of distributedServices()) {
+      const deployment = deployments(objects).find((d) => d.name === service);
+      expect(deployment, `a Deployment for services/${service} (see k8s/kustomization.yaml)`).toBeDefined();
+      const [container] = deployment!.spec.template.spec.containers;
+      expect(container!.command).toEqual(["node", "--enable-source-maps", `dist/${service}.js`]);
+      const pdbs = ofKind(objects, "PodDisruptionBudget").filter((p) =>
+        matches((p.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels, deployment!.spec.template.metadata.labels),
+      );
+      expect(pdbs.map((p) => p.metadata.name)).toEqual([service]);
+    }
+    const known = new Set(distributedServices());
+    expect(deployments(objects).map((d) => d.name).filter((name) => !known.has(name))).toEqual([]);
+  });
+
+  it("select their pods: Deployment selectors, Services, PodDisruptionBudgets and their ports", () => {
+    const objects = RENDERS.base;
+    const pods = deployments(objects).map((d) => ({ ...d, labels: d.spec.template.metadata.labels }));
+    for (const d of pods) expect(matches(d.spec.selector.matchLabels, d.labels), `${d.name} selector`).toBe(true);
+    for (const selecting of [...ofKind(objects, "PodDisruptionBudget"), ...ofKind(objects, "Service")]) {
+      const spec = selecting.spec as { selector: Record<string, string> & { matchLabels?: Record<string, string> } };
+      const selector = spec.selector.matchLabels ?? spec.selector;
+      const targets = pods.filter((d) => matches(selector, d.labels));
+      expect(targets.length, `${selecting.kind}/${selecting.metadata.name} selects one Deployment's pods`).toBe(1);
+      if (selecting.kind !== "Service") continue;
+      const containerPorts = targets[0]!.spec.template.spec.containers.flatMap((c) => c.ports ?? []);
+      for (const port of (selecting.spec as { ports: Array<{ targetPort: string | number }> }).ports) {
+        const found = containerPorts.some((p) => p.name === port.targetPort || p.containerPort === port.targetPort);
+        expect(found, `Service ${selecting.metadata.name} targetPort ${port.targetPort}`).toBe(true);
+      }
+    }
+  });
+
+  it("autoscale every Deployment they name, each with exactly one autoscaler", () => {
+    for (const [render, objects] of Object.entries(RENDERS)) {
+      const targets = [...ofKind(objects, "HorizontalPodAutoscaler"), ...ofKind(objects, "ScaledObject")].map(
+        (o) => (o.spec as { scaleTargetRef: { kind?: string; name: string } }).scaleTargetRef,
+      );
+      for (const target of targets) {
+        expect(target.kind ?? "Deployment").toBe("Deployment");
+        expect(deployments(objects).map((d) => d.name), `${render}: ${target.name}`).toContain(target.name);
+      }
+      const names = targets.map((t) => t.name);
+      expect(names.filter((name, i) => names.indexOf(name) !== i), `${render}: two autoscalers on one Deployment`).toEqual([]);
+      expect(names.sort(), render).toEqual(["agent-runner", "edge"]);
+    }
+    expect(ofKind(RENDERS.keda, "ScaledObject").map((o) => o.metadata.name)).toEqual(["agent-runner"]);
+  });
+
+  it("scale the runners on the run queue that the runners consume (KEDA nats-jetstream trigger)", () => {
+    const config = configFromConfigMap(ofKind(RENDERS.keda, "ConfigMap")[0]!, "gateway.json5", { GATEWAY_TOKEN: ENV_PLACEHOLDER });
+    const scaled = ofKind(RENDERS.keda, "ScaledObject")[0]!;
+    const triggers = (scaled.spec as { triggers: Array<{ type: string; metadata: Record<string, string> }> }).triggers;
+    const jetstream = triggers.find((t) => t.type === "nats-jetstream");
+    expect(jetstream).toBeDefined();
+    const names = runQueueNames(config.nats.subjectPrefix);
+    expect(jetstream!.metadata).toMatchObject({ stream: names.stream, consumer: names.consumer });
+    expect(jetstream!.metadata.natsServerMonitoringEndpoint).toMatch(/^[a-z0-9.-]+\.svc(\.[a-z.]+)?:8222$/);
+    expect(Number(jetstream!.metadata.lagThreshold)).toBeGreaterThan(0);
+    // The CPU trigger keeps scaling when the NATS monitoring endpoint cannot be read.
+    expect(triggers.map((t) => t.type)).toContain("cpu");
+  });
+
+  it("probe gRPC health natively on the configured port, readiness per service and liveness apart", () => {
+    const objects = RENDERS.base;
+    const config = configFromConfigMap(ofKind(objects, "ConfigMap")[0]!, "gateway.json5", { GATEWAY_TOKEN: ENV_PLACEHOLDER });
+    expect(config.ops.healthPort).toBeDefined();
+    expect(config.ops.metricsPort).toBeDefined();
+    for (const d of deployments(objects)) {
+      for (const c of d.spec.template.spec.containers) {
+        const ports = new Map((c.ports ?? []).map((p) => [p.name, p.containerPort]));
+        expect(ports.get("grpc-health"), `${d.name} grpc-health port`).toBe(config.ops.healthPort);
+        expect(ports.get("metrics"), `${d.name} metrics port`).toBe(config.ops.metricsPort);
+        expect(c.readinessProbe?.grpc, `${d.name} readiness`).toEqual({ port: config.ops.healthPort, service: d.name });
+        expect(c.livenessProbe?.grpc, `${d.name} liveness`).toEqual({ port: config.ops.healthPort, service: "liveness" });
+      }
+      expect(d.spec.template.metadata.annotations?.["prometheus.io/port"]).toBe(String(config.ops.metricsPort));
+    }
+  });
+
+  it("reference only ConfigMaps they define, config files those hold, and Secrets the README creates", () => {
+    const objects = RENDERS.base;
+    const configMaps = new Map(ofKind(objects, "ConfigMap").map((m) => [m.metadata.name, m]));
+    const secrets = documentedSecrets();
+    for (const d of deployments(objects)) {
+      const pod = d.spec.template.spec;
+      for (const volume of pod.volumes ?? []) {
+        if (volume.configMap) expect(configMaps.has(volume.configMap.name), `${d.name} volume ${volume.name}`).toBe(true);
+        if (volume.secret) expect(secrets.has(volume.secret.secretName), `${d.name} volume ${volume.name}`).toBe(true);
+      }
+      for (const c of pod.containers) {
+        const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value ?? ENV_PLACEHOLDER]));
+        for (const e of c.env ?? []) {
+          const ref = e.valueFrom?.secretKeyRef;
+          if (ref && !ref.optional) expect(secrets.has(ref.name), `${d.name} env ${e.name} secret ${ref.name}`).toBe(true);
+        }
+        for (const from of c.envFrom ?? []) {
+          if (from.secretRef && !from.secretRef.optional) expect(secrets.has(from.secretRef.name)).toBe(true);
+          if (from.configMapRef) expect(configMaps.has(from.configMapRef.name)).toBe(true);
+        }
+        // GATEWAY_CONFIG names a file in a mounted ConfigMap, and that file is a valid config
+        // with every ${VAR} it uses set in this container's environment.
+        const path = env.GATEWAY_CONFIG;
+        expect(path, `${d.name} GATEWAY_CONFIG`).toBeDefined();
+        const mount = (c.volumeMounts ?? []).find((m) => path!.startsWith(`${m.mountPath}/`));
+        const volume = pod.volumes?.find((v) => v.name === mount?.name);
+        expect(volume?.configMap, `${d.name}: ${path} is in a mounted ConfigMap`).toBeDefined();
+        const map = configMaps.get(volume!.configMap!.name)!;
+        expect(() => configFromConfigMap(map, path!.slice(mount!.mountPath.length + 1), env)).not.toThrow();
+      }
+    }
+  });
+
+  it("run as the image's numeric non-root user, without privileges, and stop after the drain deadline", () => {
+    const objects = RENDERS.base;
+    const config = configFromConfigMap(ofKind(objects, "ConfigMap")[0]!, "gateway.json5", { GATEWAY_TOKEN: ENV_PLACEHOLDER });
+    const { uid, gid } = imageUser();
+    expect(uid).toBeGreaterThan(0);
+    const images = new Set((readKustomization(K8S).images ?? []).map((i) => i.name));
+    for (const d of deployments(objects)) {
+      const pod = d.spec.template.spec;
+      expect(pod.securityContext, d.name).toMatchObject({ runAsNonRoot: true, runAsUser: uid, runAsGroup: gid });
+      for (const c of pod.containers) {
+        expect(images.has(c.image), `${d.name} image ${c.image} is set in kustomization images`).toBe(true);
+        expect(c.securityContext, d.name).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+        expect(c.securityContext?.capabilities?.drop).toContain("ALL");
+        // A read-only root needs a writable /tmp.
+        const tmp = c.volumeMounts?.find((m) => m.mountPath === "/tmp");
+        expect(pod.volumes?.find((v) => v.name === tmp?.name)?.emptyDir, `${d.name} /tmp`).toBeDefined();
+        // SIGTERM comes after preStop; the drain then has ops.shutdownTimeoutMs, and the grace
+        // period must cover both with room for the exit itself.
+        const preStop = c.lifecycle?.preStop?.exec?.command;
+        const preStopMs = preStop?.[0] === "sleep" ? Number(preStop[1]) * 1000 : 0;
+        const graceMs = (pod.terminationGracePeriodSeconds ?? 30) * 1000;
+        expect(graceMs, `${d.name} terminationGracePeriodSeconds`).toBeGreaterThanOrEqual(
+          preStopMs + config.ops.shutdownTimeoutMs + 5_000,
+        );
+      }
+    }
+  });
+});
