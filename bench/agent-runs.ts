@@ -2,7 +2,7 @@
  * 256 concurrent streaming runs across 2 runner processes and 2 edges (distributed mode, real
  * nats-server + redis-server on free ports, fake OpenAI upstream on 127.0.0.1). Checks that every
  * run completes with every event delivered in order, and reads each edge's own event-loop delay
- * p99 over the runs (`gw_event_loop_delay_seconds`, 10 ms resolution); the p99 of `GET /health`
+ * p99 over the runs (`nodejs_eventloop_lag_p99_seconds`, 10 ms resolution); the p99 of `GET /health`
  * round trips sent every 10 ms is reported beside it, as a client would feel it.
  *
  *   npx tsx bench/agent-runs.ts [--runs 256]

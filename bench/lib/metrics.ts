@@ -1,10 +1,14 @@
+/** prom-client samples the event loop with a 10 ms timer (createMetrics sets this precision). */
+const SAMPLING_INTERVAL_S = 0.01;
+
 /**
- * A process's own event-loop delay p99 since the previous scrape (libs/runtime's monitor,
- * `gw_event_loop_delay_seconds`, reset by every scrape), in ms; NaN without a metrics port.
+ * A process's own event-loop delay p99 since the previous scrape (Node's metrics from
+ * prom-client, `nodejs_eventloop_lag_p99_seconds`, reset by every scrape), net of the 10 ms
+ * sampling interval (an idle loop reads the interval itself), in ms; NaN without a metrics port.
  */
 export async function eventLoopP99(metricsPort: number | undefined): Promise<number> {
   if (metricsPort === undefined) return Number.NaN;
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const match = /gw_event_loop_delay_seconds\{[^}]*quantile="0\.99"[^}]*\} ([0-9.e+-]+)/.exec(text);
-  return match ? Number(match[1]) * 1000 : Number.NaN;
+  const match = /^nodejs_eventloop_lag_p99_seconds\{[^}]*\} ([0-9.e+-]+)$/m.exec(text);
+  return match ? Math.max(0, Number(match[1]) - SAMPLING_INTERVAL_S) * 1000 : Number.NaN;
 }

@@ -26,6 +26,14 @@ export interface RequestOptions {
 export interface HandleOptions {
   /** Replicas in one queue group share the subject's load: each request reaches one of them. */
   queue?: string;
+  /** The request-metrics method label of a request handler (`<service>.<method>`); unmetered without. */
+  method?: string;
+}
+
+/** Watches the requests a bus's handlers serve (the service's request metrics). */
+export interface BusObserver {
+  /** A request to `method` begins; the function it returns is called once with its outcome ("ok" or an error code). */
+  begin(method: string): (outcome: string) => void;
 }
 
 export type Unsubscribe = () => void;

@@ -1,6 +1,7 @@
-import { GatewayError } from "@gw/contracts";
+import { GatewayError, isGatewayError } from "@gw/contracts";
 import type {
   Bus,
+  BusObserver,
   HandleOptions,
   HandlerErrorSink,
   MessageHandler,
@@ -78,13 +79,45 @@ class Registry<H> {
   }
 }
 
+/** A handler that reports each request's outcome; a synchronous answer stays synchronous. */
+function metered(handler: RequestHandler, method: string, observer: BusObserver): RequestHandler {
+  const code = (err: unknown) => (isGatewayError(err) ? err.code : "INTERNAL");
+  return (data, ctx) => {
+    const end = observer.begin(method);
+    let reply: Uint8Array | Promise<Uint8Array>;
+    try {
+      reply = handler(data, ctx);
+    } catch (err) {
+      end(code(err));
+      throw err;
+    }
+    if (reply instanceof Uint8Array) {
+      end("ok");
+      return reply;
+    }
+    return reply.then(
+      (value) => {
+        end("ok");
+        return value;
+      },
+      (err: unknown) => {
+        end(code(err));
+        throw err;
+      },
+    );
+  };
+}
+
 /** The embedded-mode bus: same semantics as the NATS bus, without a network. */
 export class InProcessBus implements Bus {
   private readonly handlers = new Registry<RequestHandler>();
   private readonly subscribers = new Registry<MessageHandler>();
   private closed = false;
 
-  constructor(private readonly onHandlerError?: HandlerErrorSink) {}
+  constructor(
+    private readonly onHandlerError?: HandlerErrorSink,
+    private readonly observer?: BusObserver,
+  ) {}
 
   async request(subject: string, data: Uint8Array, opts: RequestOptions): Promise<Uint8Array> {
     if (this.closed) throw new GatewayError("UNAVAILABLE", "the bus is closed");
@@ -122,7 +155,9 @@ export class InProcessBus implements Bus {
   }
 
   handle(subject: string, handler: RequestHandler, opts?: HandleOptions): Unsubscribe {
-    return this.handlers.add({ pattern: subject, queue: opts?.queue, handler });
+    const method = opts?.method;
+    const served = method === undefined || this.observer === undefined ? handler : metered(handler, method, this.observer);
+    return this.handlers.add({ pattern: subject, queue: opts?.queue, handler: served });
   }
 
   publish(subject: string, data: Uint8Array): void {

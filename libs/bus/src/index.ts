@@ -1,5 +1,6 @@
 export type {
   Bus,
+  BusObserver,
   HandleOptions,
   HandlerErrorSink,
   MessageHandler,
@@ -14,3 +15,14 @@ export { RequestMux } from "./nats-request-mux.js";
 export { connectNats, type NatsConnectOptions } from "./nats-connection.js";
 export { callRpc, defineRpc, type MessageCodec, type RpcDefinition, serveRpc } from "./rpc.js";
 export { createSubjects, decodeSubjectToken, encodeSubjectToken, type Subjects } from "./subjects.js";
+export {
+  currentTrace,
+  formatTraceparent,
+  outgoingTraceparent,
+  parseTraceparent,
+  runInTrace,
+  startSpan,
+  TRACEPARENT_HEADER,
+  type TraceContext,
+  traceLogFields,
+} from "./trace-context.js";

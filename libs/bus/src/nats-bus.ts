@@ -2,6 +2,7 @@ import { GatewayError } from "@gw/contracts";
 import { headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import type {
   Bus,
+  BusObserver,
   HandleOptions,
   HandlerErrorSink,
   MessageHandler,
@@ -11,6 +12,7 @@ import type {
 } from "./bus.js";
 import { RequestMux } from "./nats-request-mux.js";
 import { decodeReply, encodeReplyError, encodeReplyResult, toCallerError } from "./reply.js";
+import { outgoingTraceparent, runInTrace, startSpan, TRACEPARENT_HEADER } from "./trace-context.js";
 
 const DEADLINE_HEADER = "Gw-Deadline";
 
@@ -22,6 +24,7 @@ export class NatsBus implements Bus {
   constructor(
     private readonly nc: NatsConnection,
     private readonly onHandlerError?: HandlerErrorSink,
+    private readonly observer?: BusObserver,
   ) {
     this.requests = new RequestMux(nc);
     void this.watchStatus();
@@ -40,6 +43,8 @@ export class NatsBus implements Bus {
     const deadline = Date.now() + opts.timeoutMs;
     const hdrs = headers();
     hdrs.set(DEADLINE_HEADER, String(deadline));
+    const traceparent = outgoingTraceparent();
+    if (traceparent !== undefined) hdrs.set(TRACEPARENT_HEADER, traceparent);
     const reply = await this.requests.request(subject, data, hdrs, opts.timeoutMs);
     return decodeReply(reply.data);
   }
@@ -52,20 +57,32 @@ export class NatsBus implements Bus {
           this.onHandlerError?.(err, subject);
           return;
         }
-        void this.answer(msg, handler);
+        void this.answer(msg, handler, opts?.method);
       },
     });
     return () => sub.unsubscribe();
   }
 
-  private async answer(msg: Msg, handler: RequestHandler): Promise<void> {
-    const deadline = Number(msg.headers?.get(DEADLINE_HEADER)) || Date.now() + 30_000;
-    let reply: Uint8Array;
-    try {
-      reply = encodeReplyResult(await handler(msg.data, { subject: msg.subject, deadline }));
-    } catch (err) {
-      reply = encodeReplyError(toCallerError(err, msg.subject, this.onHandlerError));
-    }
+  /** Handles one request in the caller's trace (its `traceparent` header), metered when it has a method label. */
+  private answer(msg: Msg, handler: RequestHandler, method: string | undefined): Promise<void> {
+    const trace = startSpan(msg.headers?.get(TRACEPARENT_HEADER) || undefined);
+    return runInTrace(trace, async () => {
+      const end = method === undefined ? undefined : this.observer?.begin(method);
+      const deadline = Number(msg.headers?.get(DEADLINE_HEADER)) || Date.now() + 30_000;
+      let reply: Uint8Array;
+      try {
+        reply = encodeReplyResult(await handler(msg.data, { subject: msg.subject, deadline }));
+        end?.("ok");
+      } catch (err) {
+        const callerError = toCallerError(err, msg.subject, this.onHandlerError);
+        end?.(callerError.code);
+        reply = encodeReplyError(callerError);
+      }
+      this.respond(msg, reply);
+    });
+  }
+
+  private respond(msg: Msg, reply: Uint8Array): void {
     // A reply after the caller gave up is harmless: nobody listens on its inbox any more.
     if (!this.nc.isClosed()) msg.respond(reply);
   }

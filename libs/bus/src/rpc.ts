@@ -54,6 +54,6 @@ export function serveRpc<Req, Res>(
       const request = decodeOrThrow(def.request, data, `${def.method} request`);
       return encodeMessage(def.response, await handler(request, ctx));
     },
-    { queue: def.service },
+    { queue: def.service, method: `${def.service}.${def.method}` },
   );
 }

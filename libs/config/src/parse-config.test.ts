@@ -60,7 +60,7 @@ describe("defaults", () => {
     expect(config.channels).toEqual({});
     expect(config.nats).toEqual({ url: "nats://127.0.0.1:4222", subjectPrefix: "gw" });
     expect(config.redis).toEqual({ url: "redis://127.0.0.1:6379", keyPrefix: "gw:" });
-    expect(config.ops).toEqual({ shutdownTimeoutMs: 10_000, logLevel: "info" });
+    expect(config.ops).toEqual({ shutdownTimeoutMs: 10_000, logLevel: "info", accessLog: true });
   });
 
   it("fills defaults inside partially given sections and agent entries", () => {

@@ -26,10 +26,16 @@ export const RedisSectionSchema = z
 
 export const OpsSectionSchema = z
   .strictObject({
+    // Where the health and metrics listeners bind; absent: where the edge binds (gateway.bind or
+    // --bind), so a loopback gateway does not expose them to the network.
+    bind: z.string().min(1).optional(),
     // Absent means "do not start": the embedded mode on a laptop needs neither listener.
     healthPort: port.optional(),
     metricsPort: port.optional(),
     shutdownTimeoutMs: z.int().positive().default(10_000),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    // One info line per HTTP request and per WebSocket request at the edge (request id, method,
+    // outcome, duration). Off saves the edge ~a line's cost per request at very high rates.
+    accessLog: z.boolean().default(true),
   })
   .prefault({});

@@ -1,4 +1,4 @@
-import { type Bus, connectNats, createSubjects, NatsBus, type Subjects } from "@gw/bus";
+import { type Bus, connectNats, createSubjects, NatsBus, type Subjects, traceLogFields } from "@gw/bus";
 import { collectSecrets, defaultConfig, type GatewayConfig, loadConfigFile } from "@gw/config";
 import {
   createLogger,
@@ -7,12 +7,12 @@ import {
   type Metrics,
   Shutdown,
   startHealthServer,
-  startEventLoopMonitor,
   startMetricsServer,
 } from "@gw/runtime";
 import { createRedisFastStore, type FastStore } from "@gw/store";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { type CommonArgs, parseCommonArgs } from "./args.js";
+import { busErrorSink, busObserver, redisErrorSink, watchNatsStatus } from "./observability.js";
 
 export interface HostOptions {
   service: string;
@@ -40,6 +40,11 @@ export interface ServiceHost {
   isHealthy(): boolean;
 }
 
+/** A service's logger: its level and secrets from the config, and the current request id on every line. */
+export function serviceLogger(service: string, config: GatewayConfig): Logger {
+  return createLogger({ service, level: config.ops.logLevel, secrets: collectSecrets(config), mixin: traceLogFields });
+}
+
 export function loadServiceConfig(args: CommonArgs, env: Record<string, string | undefined>): GatewayConfig {
   const path = args.config ?? env.GATEWAY_CONFIG;
   return path ? loadConfigFile(path, { env }) : defaultConfig();
@@ -60,23 +65,24 @@ export function startHost(opts: HostOptions): Promise<ServiceHost>;
 export async function startHost(opts: HostOptions): Promise<ServiceHost & { fastStore?: FastStore }> {
   const args = parseCommonArgs(opts.argv);
   const config = loadServiceConfig(args, opts.env);
-  const logger = createLogger({
-    service: opts.service,
-    level: config.ops.logLevel,
-    secrets: collectSecrets(config),
-  });
+  const logger = serviceLogger(opts.service, config);
   const shutdown = new Shutdown({ logger, timeoutMs: config.ops.shutdownTimeoutMs });
   shutdown.onSignals();
   const metrics = createMetrics({ service: opts.service });
 
   const nc = await connectNats({ url: config.nats.url, name: opts.service });
-  const bus = new NatsBus(nc, (err, subject) => logger.error({ err, subject }, "bus handler failed"));
+  const bus = new NatsBus(nc, busErrorSink(logger, metrics), busObserver(metrics, logger));
+  void watchNatsStatus(nc, logger, metrics);
   shutdown.add("nats", () => bus.close());
   logger.info({ url: config.nats.url }, "connected to NATS");
 
   let fastStore: FastStore | undefined;
   if (opts.needs.fastStore) {
-    fastStore = await createRedisFastStore({ url: config.redis.url, keyPrefix: config.redis.keyPrefix });
+    fastStore = await createRedisFastStore({
+      url: config.redis.url,
+      keyPrefix: config.redis.keyPrefix,
+      onError: redisErrorSink(logger, metrics),
+    });
     const store = fastStore;
     shutdown.add("redis", () => store.close());
     logger.info({ url: config.redis.url }, "connected to Redis");
@@ -99,6 +105,14 @@ export async function startHost(opts: HostOptions): Promise<ServiceHost & { fast
   };
 }
 
+/**
+ * Where the health and metrics listeners bind: `ops.bind`, else where the process's own listener
+ * binds (`--bind`, else `gateway.bind`). Never every interface unless the config says so.
+ */
+export function opsBindAddress(config: GatewayConfig, args: CommonArgs): string {
+  return config.ops.bind ?? args.bind ?? config.gateway.bind;
+}
+
 /** Serves gRPC health and Prometheus metrics when their ports are configured (flag or `ops.*`). */
 export async function startOpsServers(deps: {
   service: string;
@@ -110,26 +124,24 @@ export async function startOpsServers(deps: {
   probe: () => boolean;
 }): Promise<void> {
   const { args, config, logger, shutdown } = deps;
+  const host = opsBindAddress(config, args);
   const healthPort = args.healthPort ?? config.ops.healthPort;
   if (healthPort !== undefined) {
     const health = await startHealthServer({
       port: healthPort,
-      host: "0.0.0.0",
+      host,
       service: deps.service,
       probe: deps.probe,
       logger,
     });
     shutdown.add("health", () => health.close());
-    logger.info({ port: health.port }, "gRPC health listening");
+    logger.info({ host, port: health.port }, "gRPC health listening");
   }
   const metricsPort = args.metricsPort ?? config.ops.metricsPort;
   if (metricsPort !== undefined) {
-    // Event-loop delay is what every socket on this process feels: export it with the rest.
-    const loop = startEventLoopMonitor(deps.metrics, { resolutionMs: 10 });
-    shutdown.add("event-loop monitor", () => loop.stop());
-    const server = await startMetricsServer({ port: metricsPort, registry: deps.metrics.registry });
+    const server = await startMetricsServer({ port: metricsPort, host, registry: deps.metrics.registry });
     shutdown.add("metrics", () => server.close());
-    logger.info({ port: server.port }, "metrics listening");
+    logger.info({ host, port: server.port }, "metrics listening");
   }
 }
 

@@ -1,3 +1,4 @@
+import { currentTrace, type TraceContext } from "@gw/bus";
 import { GatewayError, type RunRequest } from "@gw/contracts";
 import { type RunConsumer, type RunHandler, type RunQueue, runInSlot, Slots } from "./run-queue.js";
 
@@ -9,14 +10,15 @@ interface Consumer {
 
 /** The embedded-mode run queue: FIFO, handed to the consumer with free slots (round robin). */
 export class InProcessRunQueue implements RunQueue {
-  private readonly pending: RunRequest[] = [];
+  /** Each queued run with the trace of the request that submitted it. */
+  private readonly pending: Array<{ request: RunRequest; trace: TraceContext | undefined }> = [];
   private readonly consumers: Consumer[] = [];
   private cursor = 0;
   private closed = false;
 
   async submit(request: RunRequest): Promise<void> {
     if (this.closed) throw new GatewayError("UNAVAILABLE", "the run queue is closed");
-    this.pending.push(request);
+    this.pending.push({ request, trace: currentTrace() });
     this.pump();
   }
 
@@ -35,6 +37,10 @@ export class InProcessRunQueue implements RunQueue {
     };
   }
 
+  async depth(): Promise<number> {
+    return this.pending.length;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.pending.length = 0;
@@ -44,10 +50,10 @@ export class InProcessRunQueue implements RunQueue {
     while (this.pending.length > 0) {
       const consumer = this.nextWithRoom();
       if (consumer === undefined) return;
-      const request = this.pending.shift()!;
+      const { request, trace } = this.pending.shift()!;
       // A freed slot may take the next queued run: pump only once the slot is released
       // (pumping from inside the handler's own finally ran before the release and found no room).
-      runInSlot(consumer.slots, consumer.handler, request, { released: () => this.pump() });
+      runInSlot(consumer.slots, consumer.handler, request, { released: () => this.pump(), ...(trace ? { trace } : {}) });
     }
   }
 

@@ -9,7 +9,7 @@ import {
   RetentionPolicy,
   StorageType,
 } from "@nats-io/jetstream";
-import { RequestMux } from "@gw/bus";
+import { outgoingTraceparent, parseTraceparent, RequestMux, TRACEPARENT_HEADER } from "@gw/bus";
 import { headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import { type RunConsumer, type RunHandler, type RunQueue, runInSlot, Slots } from "./run-queue.js";
 
@@ -124,10 +124,12 @@ export class JetStreamRunQueue implements RunQueue {
       if (!this.isReady) await this.ensure();
       const msgId = headers();
       msgId.set("Nats-Msg-Id", request.runId);
+      const traceparent = outgoingTraceparent();
+      if (traceparent !== undefined) msgId.set(TRACEPARENT_HEADER, traceparent);
       const data = encodeMessage(RunRequest, request);
       checkPubAck(await this.requests.request(this.subject, data, msgId, PUBLISH_TIMEOUT_MS));
     } catch (cause) {
-      throw new GatewayError("UNAVAILABLE", `cannot queue run ${request.runId}: ${(cause as Error).message}`, { cause });
+      throw new GatewayError("UNAVAILABLE", `cannot queue run ${request.runId}: the run queue is unavailable; try again`, { cause });
     }
   }
 
@@ -160,7 +162,8 @@ export class JetStreamRunQueue implements RunQueue {
             msg.ack();
           };
           const latest = setTimeout(ack, this.ackWaitMs / 3);
-          runInSlot(slots, handler, request, { taken: ack });
+          const trace = parseTraceparent(msg.headers?.get(TRACEPARENT_HEADER));
+          runInSlot(slots, handler, request, { taken: ack, ...(trace ? { trace } : {}) });
         }
       }
     };
@@ -184,6 +187,12 @@ export class JetStreamRunQueue implements RunQueue {
         await slots.drained();
       },
     };
+  }
+
+  async depth(): Promise<number> {
+    if (!this.isReady) await this.ensure();
+    const jsm = await jetstreamManager(this.nc);
+    return (await jsm.consumers.info(this.stream, this.group)).num_pending;
   }
 
   /** Refuses further submits; the connection belongs to the caller, and consumers stop on their own. */

@@ -118,6 +118,16 @@ export function describeRunQueueContract(
       await pair.dispose();
     });
 
+    it("reports how many runs wait for a runner (the depth autoscaling reads)", async () => {
+      expect(await pair.queue.depth()).toBe(0);
+      await submitAll(pair.queue, ["depth-1", "depth-2", "depth-3"]);
+      expect(await pair.peer.depth()).toBe(3);
+      const a = consume(pair.queue, 1);
+      await waitTaken(1);
+      await waitFor(async () => ((await pair.queue.depth()) === 2 ? true : undefined), { ...BOUND, what: "depth 2" });
+      a.runner.finishAll();
+    });
+
     it("hands each run to exactly one consumer", async () => {
       const a = consume(pair.queue, 4);
       const b = consume(pair.peer, 4);

@@ -1,3 +1,4 @@
+import { runInTrace, startSpan, type TraceContext } from "@gw/bus";
 import type { RunRequest } from "@gw/contracts";
 
 /**
@@ -12,6 +13,8 @@ import type { RunRequest } from "@gw/contracts";
 export interface RunQueue {
   submit(request: RunRequest): Promise<void>;
   consume(handler: RunHandler, opts: { maxConcurrent: number }): RunConsumer;
+  /** Runs waiting for a runner: submitted and not yet handed to one (gw_runs_queued). */
+  depth(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -77,7 +80,7 @@ export function runInSlot(
   slots: Slots,
   handler: RunHandler,
   request: RunRequest,
-  hooks: { taken?: () => void; released?: () => void } = {},
+  hooks: { taken?: () => void; released?: () => void; trace?: TraceContext } = {},
 ): void {
   let isTaken = false;
   const taken = () => {
@@ -86,7 +89,9 @@ export function runInSlot(
     hooks.taken?.();
   };
   slots.take();
-  void handler(request, taken)
+  // The run continues the trace of the request that submitted it: its log lines carry that
+  // request's id, on whichever runner it lands.
+  void runInTrace(startSpan(hooks.trace), () => handler(request, taken))
     .catch(() => undefined)
     .finally(() => {
       taken();

@@ -1,8 +1,17 @@
-export { type EventLoopMonitor, startEventLoopMonitor } from "./event-loop-monitor.js";
 export { checkHealth, type HealthAnswer, healthClient } from "./health-client.js";
 export { type HealthServer, type HealthServerOptions, LIVENESS_SERVICE, startHealthServer } from "./health-server.js";
 export { createLogger, type Logger, type LoggerOptions, REDACT_PATHS } from "./logger.js";
-export { createMetrics, type MeteredRequest, type Metrics, type MetricsOptions, RequestDurations, RequestMeter } from "./metrics.js";
+export {
+  createMetrics,
+  type MeteredRequest,
+  type Metrics,
+  type MetricSpec,
+  type MetricsOptions,
+  RequestDurations,
+  RequestMeter,
+  type Surface,
+  type Tally,
+} from "./metrics.js";
 export { type MetricsServer, type MetricsServerOptions, startMetricsServer } from "./metrics-server.js";
 export { createSecretScrubber, REDACTED } from "./secret-scrubber.js";
 export { Shutdown, type ShutdownHook, type ShutdownOptions } from "./shutdown.js";

@@ -12,6 +12,8 @@ export interface LoggerOptions {
   secrets?: readonly string[];
   /** Where lines go; stdout when absent. */
   destination?: NodeJS.WritableStream | pino.DestinationStream;
+  /** Fields added to every line at the moment it is written (the current request id). */
+  mixin?: () => object;
 }
 
 /**
@@ -50,6 +52,7 @@ export function createLogger(opts: LoggerOptions): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACT_PATHS, censor: REDACTED },
     hooks: { streamWrite: scrub },
+    ...(opts.mixin ? { mixin: opts.mixin } : {}),
   };
   return opts.destination ? pino(options, opts.destination) : pino(options);
 }

@@ -9,8 +9,8 @@ export interface MetricsServer {
 
 export interface MetricsServerOptions {
   port: number;
-  /** Scrapers come from outside the pod, so all interfaces unless told otherwise. */
-  host?: string;
+  /** The address to listen on (ops.bind, or the process's own bind address). */
+  host: string;
   registry: Registry;
 }
 
@@ -33,7 +33,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(opts.port, opts.host ?? "0.0.0.0", () => {
+    server.listen(opts.port, opts.host, () => {
       server.off("error", reject);
       resolve();
     });

@@ -14,5 +14,6 @@ export { createFileDurableStore } from "./file-durable-store.js";
 export { createJetStreamDurableStore, type JetStreamDurableStoreOptions } from "./jetstream-durable-store.js";
 export { KeyedMutex } from "./keyed-mutex.js";
 export { createMemoryFastStore, type MemoryFastStoreOptions } from "./memory-fast-store.js";
+export type { RedisErrorSink } from "./redis-connect.js";
 export { createRedisFastStore, type RedisFastStoreOptions } from "./redis-fast-store.js";
 export { isSequenceConflict, jetStreamError } from "./jetstream-errors.js";

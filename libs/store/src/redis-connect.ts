@@ -4,7 +4,11 @@ import { Redis } from "ioredis";
 export interface RedisConnectOptions {
   url: string;
   connectTimeoutMs?: number;
+  /** Told of every failure: a command that failed, or the connection's own errors (after start). */
+  onError?: RedisErrorSink;
 }
+
+export type RedisErrorSink = (kind: "command" | "connection", err: Error) => void;
 
 /** Keeps passwords in redis://user:pass@host URLs out of error messages and logs. */
 export function redactUrl(url: string): string {
@@ -37,8 +41,10 @@ export async function connectRedis(opts: RedisConnectOptions): Promise<Redis> {
   });
   let lastError: Error | undefined;
   // Without a listener ioredis prints every reconnect failure to stderr.
+  let started = false;
   client.on("error", (err: Error) => {
     lastError = err;
+    if (started) opts.onError?.("connection", err);
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -61,5 +67,6 @@ export async function connectRedis(opts: RedisConnectOptions): Promise<Redis> {
       { cause: lastError },
     );
   }
+  started = true;
   return client;
 }

@@ -69,7 +69,11 @@ describe("redis FastStore connection handling", () => {
 
   it("turns unhealthy while Redis is down, fails fast, and recovers when it is back", async () => {
     const own = await startRedis();
-    const store = await createRedisFastStore({ url: own.url });
+    const errors: Array<{ kind: string; message: string }> = [];
+    const store = await createRedisFastStore({
+      url: own.url,
+      onError: (kind, err) => errors.push({ kind, message: err.message }),
+    });
     try {
       await store.values.set("k", "v");
       expect(store.isHealthy()).toBe(true);
@@ -79,6 +83,15 @@ describe("redis FastStore connection handling", () => {
       const started = Date.now();
       await expectGatewayError(store.values.get("k"), "UNAVAILABLE");
       expect(Date.now() - started).toBeLessThan(1_000);
+      // The caller's message is ours; what ioredis said reaches only the error sink (and logs).
+      const failure = await store.values.get("k").catch((err: Error) => err);
+      expect((failure as Error).message).toBe("the fast store (Redis) is unavailable; try again");
+      expect(errors).toContainEqual({ kind: "command", message: expect.stringMatching(/writeable/) });
+      // ioredis keeps reconnecting; each failed attempt reaches the sink as a connection error.
+      await waitFor(() => (errors.some((e) => e.kind === "connection") ? true : undefined), {
+        timeoutMs: 5_000,
+        what: "a connection error",
+      });
 
       await own.start();
       await waitFor(() => (store.isHealthy() ? true : undefined), {

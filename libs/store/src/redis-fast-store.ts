@@ -10,7 +10,7 @@ import type {
   WindowCount,
 } from "./fast-store.js";
 import { durationMs, increment } from "./fast-store-args.js";
-import { connectRedis } from "./redis-connect.js";
+import { connectRedis, type RedisErrorSink } from "./redis-connect.js";
 import { COUNTER_HIT, COUNTER_PEEK, IDEM_ABANDON, IDEM_BEGIN, IDEM_EXTEND, runScript } from "./redis-scripts.js";
 
 export interface RedisFastStoreOptions {
@@ -19,13 +19,16 @@ export interface RedisFastStoreOptions {
   keyPrefix?: string;
   /** How long the first connection may take before this rejects (default 5 000 ms). */
   connectTimeoutMs?: number;
+  /** Told of every Redis failure (for the service's error metrics and logs). */
+  onError?: RedisErrorSink;
 }
 
-/** What each sub-store needs: the client, the key namer and the error guard. */
+/** What each sub-store needs: the client, the key namer, the error guard and the error sink. */
 interface Ctx {
   client: Redis;
   key(kind: "idem" | "ctr" | "set" | "val", k: string): string;
   guard<T>(op: () => Promise<T>): Promise<T>;
+  onError: RedisErrorSink | undefined;
 }
 
 function parseClaim(raw: unknown): IdemState {
@@ -97,7 +100,7 @@ function redisSets({ client, key, guard }: Ctx): SetStore {
   };
 }
 
-function redisValues({ client, key, guard }: Ctx): ValueStore {
+function redisValues({ client, key, guard, onError }: Ctx): ValueStore {
   return {
     async set(k, value, opts = {}) {
       const args: (string | number)[] = [key("val", k), value];
@@ -123,7 +126,10 @@ function redisValues({ client, key, guard }: Ctx): ValueStore {
       // One write on the socket, sent now: in order with every other command of this client.
       const results = await guard(() => pipeline.exec());
       const failed = results?.find(([err]) => err !== null);
-      if (failed) throw new GatewayError("INTERNAL", `redis: ${failed[0]!.message}`, { cause: failed[0] });
+      if (failed) {
+        onError?.("command", failed[0]!);
+        throw new GatewayError("INTERNAL", "the fast store failed a write", { cause: failed[0] });
+      }
     },
   };
 }
@@ -134,19 +140,26 @@ export async function createRedisFastStore(opts: RedisFastStoreOptions): Promise
   const prefix = opts.keyPrefix ?? "gw:";
   let closed = false;
 
-  /** Backend failures become typed errors: UNAVAILABLE when Redis is away, INTERNAL otherwise. */
+  /**
+   * Backend failures become typed errors: UNAVAILABLE when Redis is away, INTERNAL otherwise.
+   * Their messages are ours: ioredis's text ("Stream isn't writeable...") stays in the cause,
+   * which reaches logs, never clients.
+   */
   const guard = async <T>(op: () => Promise<T>): Promise<T> => {
     if (closed) throw new GatewayError("UNAVAILABLE", "the fast store is closed");
     try {
       return await op();
     } catch (err) {
       if (err instanceof GatewayError) throw err;
-      const message = err instanceof Error ? err.message : String(err);
-      const away = client.status !== "ready" || /timed out|closed|writeable|offline/i.test(message);
-      throw new GatewayError(away ? "UNAVAILABLE" : "INTERNAL", `redis: ${message}`, { cause: err });
+      const error = err instanceof Error ? err : new Error(String(err));
+      opts.onError?.("command", error);
+      const away = client.status !== "ready" || /timed out|closed|writeable|offline/i.test(error.message);
+      throw away
+        ? new GatewayError("UNAVAILABLE", "the fast store (Redis) is unavailable; try again", { cause: err })
+        : new GatewayError("INTERNAL", "the fast store (Redis) failed", { cause: err });
     }
   };
-  const ctx: Ctx = { client, key: (kind, k) => `${prefix}${kind}:${k}`, guard };
+  const ctx: Ctx = { client, key: (kind, k) => `${prefix}${kind}:${k}`, guard, onError: opts.onError };
 
   return {
     idempotency: redisIdempotency(ctx),

@@ -73,3 +73,4 @@ export {
   type FakeMediaServer,
   startFakeMediaServer,
 } from "./fakes/fake-media-server.js";
+export { promtoolCheck } from "./promtool.js";

@@ -17,6 +17,7 @@ runMain("agent-runner", async () => {
     queue: new JetStreamRunQueue(host.nc, { prefix: config.nats.subjectPrefix }),
     registry: new RunRegistry(host.fastStore, registryOptionsFor(config.runner)),
     logger: host.logger,
+    metrics: host.metrics,
     runnerId: process.env.RUNNER_ID,
   });
   // Registered after the connections, so it runs first on shutdown: runs finish before NATS closes.

@@ -3,13 +3,15 @@ import { type Bus, type Subjects, serveRpc, type Unsubscribe } from "@gw/bus";
 import { collectSecrets, type GatewayConfig } from "@gw/config";
 import { RPC, RunAbort } from "@gw/contracts";
 import type { RetryPolicy } from "@gw/http-client";
-import type { Logger } from "@gw/runtime";
+import type { Logger, Metrics } from "@gw/runtime";
 import type { RunQueue, RunRegistry } from "@gw/runs";
 import { AgentDirectory } from "./agent-directory.js";
+import { modelMetrics } from "./providers/metered-provider.js";
 import { ProviderRegistry } from "./providers/provider-registry.js";
 import { RunAborted } from "./run/run-errors.js";
 import { AnswerDelivery } from "./run/answer-delivery.js";
 import { executeRun } from "./run/run-executor.js";
+import { runMetrics } from "./run/run-metrics.js";
 import { SessionClient } from "./run/session-client.js";
 import { SessionLocks } from "./run/session-lock.js";
 import { serveAgentSummarize } from "./summarize/agent-summarize-rpc.js";
@@ -27,6 +29,8 @@ export interface RunnerDeps {
   runnerId?: string;
   /** Provider retry policy; tests shorten the backoff. */
   retry?: RetryPolicy;
+  /** Run and model-call metrics; none without. */
+  metrics?: Metrics;
 }
 
 export interface Runner {
@@ -49,8 +53,13 @@ export function startRunner(deps: RunnerDeps): Runner {
       delivery: { bus, subjects, timeoutMs: config.delivery.sendTimeoutMs + 1_000 },
     }),
   );
-  const providers = new ProviderRegistry(config.models, { retry: deps.retry, secrets: collectSecrets(config) });
+  const providers = new ProviderRegistry(config.models, {
+    retry: deps.retry,
+    secrets: collectSecrets(config),
+    ...(deps.metrics ? { metrics: modelMetrics(deps.metrics) } : {}),
+  });
   const active = new Map<string, AbortController>();
+  const observer = deps.metrics ? runMetrics(deps.metrics, { active: () => active.size, queue: deps.queue }) : undefined;
   const logger = deps.logger.child({ runnerId });
   const executor = {
     runnerId,
@@ -66,6 +75,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     locks: new SessionLocks({ bus, subjects, registry: deps.registry }),
     logger,
     active,
+    ...(observer ? { observer } : {}),
   };
   const stops: Unsubscribe[] = [
     serveRpc(bus, subjects, RPC.agentsList, () => ({ agents: directory.list(), defaultAgentId: directory.defaultId })),
@@ -77,17 +87,17 @@ export function startRunner(deps: RunnerDeps): Runner {
       active.get(runId)?.abort(new RunAborted());
     }),
   ];
-  const consumer = deps.queue.consume(
+  const runs = deps.queue.consume(
     (request, taken) =>
       executeRun(executor, request, taken).catch((err: unknown) => logger.error({ err, runId: request.runId }, "run could not start")),
     { maxConcurrent: config.runner.maxConcurrentRuns },
   );
   return {
     runnerId,
-    activeRuns: () => consumer.active(),
+    activeRuns: () => runs.active(),
     stop: async () => {
       for (const stop of stops) stop();
-      await consumer.stop();
+      await runs.stop();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { type ChannelAdapter, chunkText, type DeliveryReceipt as PlatformReceipt, isChannelError, type OutboundMessage, sendPollVia } from "@gw/channels";
-import { type DeliveryPollRequest, type DeliveryReceipt, type DeliverySendRequest, GatewayError } from "@gw/contracts";
+import { type DeliveryPollRequest, type DeliveryReceipt, type DeliverySendRequest, GatewayError, isGatewayError } from "@gw/contracts";
 import { guardUrl, type SsrfPolicy } from "@gw/http-client";
 import { type FastStore, KeyedMutex } from "@gw/store";
 import type { ChannelAccount, ChannelDirectory } from "./channel-directory.js";
@@ -21,6 +21,8 @@ export interface DispatcherDeps extends PlatformCallDeps {
   media: SsrfPolicy;
   /** delivery.pacing: "off" keeps only the platforms' own cooldowns. */
   pacing?: "platform" | "off";
+  /** Told how each send and poll ended: "sent", "cached" or the error code (metrics). */
+  onOutcome?: (kind: "send" | "poll", channel: string, outcome: string) => void;
 }
 
 /** Albums are capped at what every platform takes when the adapter says nothing. */
@@ -73,7 +75,41 @@ export class Dispatcher {
     return { account, to, parts };
   }
 
-  async send(req: DeliverySendRequest): Promise<DeliveryReceipt> {
+  send(req: DeliverySendRequest): Promise<DeliveryReceipt> {
+    return this.observed("send", req, () => this.sendOnce(req));
+  }
+
+  poll(req: DeliveryPollRequest): Promise<DeliveryReceipt> {
+    return this.observed("poll", req, () => this.pollOnce(req));
+  }
+
+  private async observed(
+    kind: "send" | "poll",
+    req: DeliverySendRequest | DeliveryPollRequest,
+    work: () => Promise<DeliveryReceipt>,
+  ): Promise<DeliveryReceipt> {
+    const report = this.deps.onOutcome;
+    if (report === undefined) return work();
+    try {
+      const receipt = await work();
+      report(kind, receipt.channel, receipt.cached ? "cached" : "sent");
+      return receipt;
+    } catch (err) {
+      report(kind, this.channelLabel(req), isGatewayError(err) ? err.code : "INTERNAL");
+      throw err;
+    }
+  }
+
+  /** A configured channel id, or "unknown": label values must stay a bounded set. */
+  private channelLabel(req: DeliverySendRequest | DeliveryPollRequest): string {
+    try {
+      return this.deps.directory.resolve(req).account.channelId;
+    } catch {
+      return "unknown";
+    }
+  }
+
+  private async sendOnce(req: DeliverySendRequest): Promise<DeliveryReceipt> {
     const { account, to, parts } = this.prepare(req);
     const print = fingerprint(["send", account.channelId, account.accountId, to, parts]);
     return this.once(req.idempotencyKey, print, account, to, async (deadline) => {
@@ -87,7 +123,7 @@ export class Dispatcher {
     });
   }
 
-  async poll(req: DeliveryPollRequest): Promise<DeliveryReceipt> {
+  private async pollOnce(req: DeliveryPollRequest): Promise<DeliveryReceipt> {
     const { account } = this.deps.directory.resolve(req);
     const to = this.recipient(account, req.to);
     if (!account.adapter.limits.polls) {

@@ -26,6 +26,7 @@ runMain("delivery", async () => {
     plugins: CHANNEL_PLUGINS,
     http: http.factory,
     logger: host.logger,
+    metrics: host.metrics,
   });
   host.shutdown.add("delivery", () => service.stop());
 });

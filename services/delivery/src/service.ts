@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Bus, serveRpc, type Subjects, type Unsubscribe } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import { GatewayError, RPC } from "@gw/contracts";
-import type { Logger } from "@gw/runtime";
+import type { Logger, Metrics } from "@gw/runtime";
 import type { DurableStore, FastStore } from "@gw/store";
 import { ChannelDirectory } from "./channel-directory.js";
 import { ChannelStatusReporter } from "./channel-status.js";
@@ -26,6 +26,8 @@ export interface DeliveryServiceDeps {
   logger: Logger;
   /** Names this replica as a lease holder (default: random). */
   replicaId?: string;
+  /** Sends and polls by channel and outcome; none without. */
+  metrics?: Metrics;
 }
 
 export interface DeliveryService {
@@ -47,6 +49,15 @@ const CLAIM_TTL_MS = 15_000;
  * once against the ports; main.ts (NATS, Redis, JetStream) and the embedded gateway (in-process
  * bus, memory, files) run it.
  */
+function deliveryOutcomes(metrics: Metrics): (kind: "send" | "poll", channel: string, outcome: string) => void {
+  const sends = metrics.counter({
+    name: "gw_delivery_sends_total",
+    help: "Sends and polls to messaging channels, by kind, channel and outcome (sent, cached, or the error code).",
+    labelNames: ["kind", "channel", "outcome"] as const,
+  });
+  return (kind, channel, outcome) => sends.inc({ kind, channel, outcome });
+}
+
 export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<DeliveryService> {
   const settings = deps.config.delivery;
   const mediaPolicy = { allowHosts: settings.media.allowHosts, allowPrivateNetworks: settings.media.allowPrivateNetworks };
@@ -69,6 +80,7 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
     windowMs,
     media: mediaPolicy,
     pacing: settings.pacing,
+    ...(deps.metrics ? { onOutcome: deliveryOutcomes(deps.metrics) } : {}),
   });
   const outbox = new Outbox(
     { kv: await deps.durable.kv("delivery_outbox"), store: deps.fastStore, dispatcher, logger: deps.logger },

@@ -15,6 +15,8 @@ import { OriginPolicy } from "./auth/origin-policy.js";
 import type { BusDeps } from "./bus-deps.js";
 import { EventHub } from "./events/event-hub.js";
 import { RunEventRouter } from "./events/run-event-router.js";
+import { edgeMetrics } from "./edge-metrics.js";
+import { registerRequestTracing } from "./http/access-log.js";
 import { registerApiSend } from "./http/api-send.js";
 import { registerOriginCheck } from "./http/browser-origin.js";
 import { registerChatCompletions } from "./http/chat-completions.js";
@@ -79,10 +81,13 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   const limits = config.gateway.limits;
   const trustedProxies = new TrustedProxies(config.gateway.trustedProxies);
   const origins = new OriginPolicy(config.gateway.allowedOrigins);
+  const connections = new Set<Connection>();
+  const observed = edgeMetrics(deps.metrics, logger, () => connections);
   const limiter = new FailedAuthLimiter(
     deps.fastStore.counters,
     { max: limits.failedAuthMax, windowMs: limits.failedAuthWindowSeconds * 1000 },
     { bus: deps.bus, subjects: deps.subjects },
+    observed.auth,
   );
   const authGate = new AuthGate(
     {
@@ -128,6 +133,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
       connectionsCheckingInterval: Math.min(1_000, limits.httpRequestTimeoutMs),
     },
   });
+  registerRequestTracing(app, { logger, metrics: deps.metrics, accessLog: config.ops.accessLog });
   app.setErrorHandler((err, _request, reply) => sendHttpError(reply, err, logger));
   app.setNotFoundHandler((request, reply) =>
     sendHttpError(reply, new GatewayError("NOT_FOUND", `no route ${request.method} ${request.url}`), logger),
@@ -155,7 +161,6 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     clientTracking: false,
     WebSocket: EdgeSocket,
   });
-  const connections = new Set<Connection>();
   const perIp = new ConnectionsPerIp(limits.maxConnectionsPerIp);
   const connectionDeps: ConnectionDeps = {
     registry,
@@ -171,6 +176,8 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
       limits: { maxFrameBytes: limits.maxFrameBytes },
     },
     onClose: (conn) => connections.delete(conn),
+    eventsDelivered: observed.eventsDelivered,
+    accessLog: config.ops.accessLog,
   };
   // The raw socket's close frees the IP's slot whether or not the upgrade completes. Made out
   // here so the listener's closure holds the address only, not the upgrade request.

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { ConfigError, collectSecrets, defaultConfig, type GatewayConfig } from "@gw/config";
+import { ConfigError, defaultConfig, type GatewayConfig } from "@gw/config";
 import { GATEWAY_VERSION } from "@gw/contracts";
-import { loadServiceConfig, parseCommonArgs, startOpsServers } from "@gw/host";
-import { createLogger, createMetrics, Shutdown } from "@gw/runtime";
+import { loadServiceConfig, parseCommonArgs, serviceLogger, startOpsServers } from "@gw/host";
+import { createMetrics, Shutdown } from "@gw/runtime";
 import { startEmbedded } from "./embedded.js";
 
 const USAGE = `gateway ${GATEWAY_VERSION}
@@ -32,11 +32,7 @@ async function start(argv: string[], env: Record<string, string | undefined>): P
   const { config, generatedToken } = explicit
     ? { config: loadServiceConfig(args, env), generatedToken: undefined }
     : zeroConfig();
-  const logger = createLogger({
-    service: "gateway",
-    level: config.ops.logLevel,
-    secrets: collectSecrets(config),
-  });
+  const logger = serviceLogger("gateway", config);
   const shutdown = new Shutdown({ logger, timeoutMs: config.ops.shutdownTimeoutMs });
   shutdown.onSignals();
   const metrics = createMetrics({ service: "gateway" });

@@ -5,6 +5,7 @@ import { createSubjects, InProcessBus } from "@gw/bus";
 import { CHANNEL_PLUGINS, HttpClients, startDeliveryService } from "@gw/delivery";
 import { collectSecrets, type GatewayConfig } from "@gw/config";
 import { GATEWAY_VERSION } from "@gw/contracts";
+import { busErrorSink, busObserver } from "@gw/host";
 import { type Edge, startEdge } from "@gw/edge";
 import type { Logger, Metrics } from "@gw/runtime";
 import { InProcessRunQueue, RunRegistry, registryOptionsFor } from "@gw/runs";
@@ -29,12 +30,12 @@ export async function startEmbedded(deps: {
   listen: { host: string; port: number };
 }): Promise<EmbeddedGateway> {
   const { config, logger } = deps;
-  const bus = new InProcessBus((err, subject) => logger.error({ err, subject }, "bus handler failed"));
+  const bus = new InProcessBus(busErrorSink(logger, deps.metrics), busObserver(deps.metrics, logger));
   const subjects = createSubjects(config.nats.subjectPrefix);
   const fastStore = createMemoryFastStore();
   const runQueue = new InProcessRunQueue();
   const runRegistry = new RunRegistry(fastStore, registryOptionsFor(config.runner));
-  const runner = startRunner({ config, bus, subjects, queue: runQueue, registry: runRegistry, logger });
+  const runner = startRunner({ config, bus, subjects, queue: runQueue, registry: runRegistry, logger, metrics: deps.metrics });
   const sessionStore = await FileSessionRepository.open(join(resolve(config.gateway.dataDir), "sessions"));
   const sessions = startSessionsService({ config, bus, subjects, repo: sessionStore, logger });
   const durable = await createFileDurableStore(join(resolve(config.gateway.dataDir), "durable"));
@@ -48,6 +49,7 @@ export async function startEmbedded(deps: {
     plugins: CHANNEL_PLUGINS,
     http: http.factory,
     logger,
+    metrics: deps.metrics,
   });
   const isHealthy = () =>
     bus.isHealthy() && fastStore.isHealthy() && sessionStore.isHealthy() && durable.isHealthy();

@@ -44,6 +44,16 @@ describe.each(MODES)("failed-auth limiter (%s)", (mode) => {
     const other = await WsClient.open(gw.wsUrl(), { localAddress: "127.0.0.21" });
     expect((await other.connect(TOKEN)).ok).toBe(true);
     other.close();
+
+    // The block leaves one line in the log, naming the IP.
+    const blocks = gw
+      .fullLogs()
+      .split("\n")
+      .filter((line) => line.includes("client IP blocked after too many failed authentications"))
+      .map((line) => JSON.parse(line.slice(line.indexOf("{"))) as Record<string, unknown>);
+    expect(blocks.filter((b) => b.clientIp === ip)).toEqual([
+      expect.objectContaining({ level: 40, failures: 20, blockedForSeconds: expect.any(Number) }),
+    ]);
   });
 
   it("sends a RATE_LIMITED error frame to connect on an already open socket", async () => {

@@ -33,7 +33,7 @@ describe.each(MODES)("health and metrics endpoints (%s)", (mode) => {
     );
     expect(text).toMatch(/gw_requests_total\{[^}]*method="unknown"[^}]*outcome="METHOD_NOT_FOUND"[^}]*\} 1/);
     expect(text).not.toContain("made.up.method");
-    expect(text).toMatch(/gw_event_loop_delay_seconds\{[^}]*quantile="0\.99"[^}]*\} \d/);
+    expect(text).toMatch(/nodejs_eventloop_lag_p99_seconds\{[^}]*\} \d/);
     expect(text).not.toContain(TOKEN);
   });
 });

@@ -4,6 +4,7 @@ import { DEFAULT_RETRY, type RetryPolicy } from "@gw/http-client";
 import { createSecretScrubber } from "@gw/runtime";
 import { AnthropicProvider } from "./anthropic-provider.js";
 import { BuiltinProvider } from "./builtin-provider.js";
+import { MeteredProvider, type ModelMetrics } from "./metered-provider.js";
 import type { ModelProvider } from "./model-provider.js";
 import { OpenAiProvider } from "./openai-provider.js";
 import { RetryingProvider } from "./retrying-provider.js";
@@ -15,6 +16,8 @@ export interface ProviderRegistryOptions {
   retry?: RetryPolicy;
   /** Configured secret values (collectSecrets), kept out of provider error messages. */
   secrets?: readonly string[];
+  /** Model-call latency and tokens by provider; unmetered without. */
+  metrics?: ModelMetrics;
 }
 
 /** Resolves `<provider>/<model>` to an adapter built once from `models.providers`. */
@@ -22,13 +25,17 @@ export class ProviderRegistry {
   private readonly providers = new Map<string, ModelProvider>();
 
   constructor(models: GatewayConfig["models"], opts: ProviderRegistryOptions = {}) {
-    this.providers.set(BUILTIN_PROVIDER, new BuiltinProvider());
+    const metered = (name: string, provider: ModelProvider) =>
+      opts.metrics === undefined ? provider : new MeteredProvider(provider, name, opts.metrics);
+    this.providers.set(BUILTIN_PROVIDER, metered(BUILTIN_PROVIDER, new BuiltinProvider()));
     const scrub = createSecretScrubber(opts.secrets ?? []);
     for (const [name, p] of Object.entries(models.providers)) {
       const config = { name, baseUrl: p.baseUrl, apiKey: p.apiKey, timeoutMs: p.timeoutMs ?? DEFAULT_TIMEOUT_MS, secrets: opts.secrets };
       const adapter = p.kind === "openai" ? new OpenAiProvider(config) : new AnthropicProvider(config);
-      // Outermost, so the final message (with its "after N attempts") is the one scrubbed.
-      this.providers.set(name, new SecretRedactingProvider(new RetryingProvider(adapter, opts.retry ?? DEFAULT_RETRY), scrub));
+      // Redaction outside retries, so the final message (with its "after N attempts") is the one
+      // scrubbed; metering outermost, so a call's time is what the run waited, retries included.
+      const redacted = new SecretRedactingProvider(new RetryingProvider(adapter, opts.retry ?? DEFAULT_RETRY), scrub);
+      this.providers.set(name, metered(name, redacted));
     }
   }
 

@@ -29,6 +29,30 @@ export interface ExecutorDeps {
   logger: Logger;
   /** Live runs on this runner, so an abort broadcast finds its controller. */
   active: Map<string, AbortController>;
+  /** Told of every run this runner finished (metrics). */
+  observer?: RunObserver;
+}
+
+/** What the per-run log line and the run metrics say of a finished run. */
+export interface RunSummary {
+  runId: string;
+  agentId: string;
+  /** `<provider>/<model>` the run called (empty when it failed before choosing one). */
+  model: string;
+  runnerId: string;
+  durationMs: number;
+  /** "ok", or the error code the run ended with (ABORTED, TIMEOUT, MODEL_ERROR, ...). */
+  outcome: string;
+}
+
+export interface RunObserver {
+  finished(summary: RunSummary): void;
+}
+
+/** What `execute` learned on the way, for the run's summary even when it fails. */
+interface RunFacts {
+  agentId: string;
+  model: string;
 }
 
 const HEARTBEAT_MS = 2_000;
@@ -73,13 +97,16 @@ async function execute(
   signal: AbortSignal,
   confirmed: Promise<unknown>,
   lock: SessionLock,
+  facts: RunFacts,
 ): Promise<string> {
   if (req.deliver) await deps.delivery.check(req);
   const agent = deps.directory.get(req.agentId);
+  facts.agentId = agent.id;
   const session = req.ephemeral ? ephemeralSession(req) : await loadLocked(deps, req, agent.id, lock, signal);
   const thinking = asThinking(req.thinking) ?? asThinking(session.thinking);
   if (thinking) events.emit("lifecycle", { phase: "thinking" });
-  const { provider, model } = deps.providers.resolve(req.model || session.model || agent.model);
+  facts.model = req.model || session.model || agent.model;
+  const { provider, model } = deps.providers.resolve(facts.model);
   const system = [req.extraSystemPrompt, agent.systemPrompt ?? "", session.summary].filter(Boolean).join("\n\n");
   const result = await runAgentLoop({
     provider,
@@ -186,9 +213,23 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
   });
   events.emit("lifecycle", { phase: "start" });
   const lock: SessionLock = { held: false };
+  const started = performance.now();
+  const facts: RunFacts = { agentId: req.agentId, model: req.model };
+  const summarize = (result: string) => {
+    const summary: RunSummary = {
+      runId: req.runId,
+      agentId: facts.agentId,
+      model: facts.model,
+      runnerId: deps.runnerId,
+      durationMs: Math.round(performance.now() - started),
+      outcome: result,
+    };
+    log.info(summary, "run finished");
+    deps.observer?.finished(summary);
+  };
   let outcome: { text: string } | { err: unknown };
   try {
-    outcome = { text: await execute(deps, req, events, controller.signal, confirmed, lock) };
+    outcome = { text: await execute(deps, req, events, controller.signal, confirmed, lock, facts) };
   } catch (err) {
     outcome = { err };
   }
@@ -201,6 +242,7 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
     const { record } = claim;
     if ("text" in outcome) {
       await announce(deps, events, record, { payloads: [{ type: "text", text: outcome.text }] }, { phase: "end" }, log);
+      summarize("ok");
       return;
     }
     const failure = runFailure(outcome.err, controller.signal);
@@ -213,6 +255,7 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
       ...(failure.code === "ABORTED" ? { aborted: true } : {}),
     };
     await announce(deps, events, record, { error: failure }, data, log);
+    summarize(failure.code);
   } finally {
     clearTimeout(timer);
     clearInterval(beat);

@@ -23,6 +23,12 @@ const MAX_BLOCKED = 100_000;
  * that missed the broadcast (it started later, or its bus was down) still learns the block from
  * the counter on that IP's next failure, which it refuses with RATE_LIMITED too.
  */
+/** Told of each failed authentication and of each block this edge decides (for logs and metrics). */
+export interface FailedAuthWatcher {
+  failed(ip: string): void;
+  blocked(ip: string, failures: number, forMs: number): void;
+}
+
 export class FailedAuthLimiter {
   /** client IP -> when its block ends (this process's clock). */
   private readonly blocked = new Map<string, number>();
@@ -32,6 +38,7 @@ export class FailedAuthLimiter {
     private readonly counters: CounterStore,
     private readonly limits: FailedAuthLimits,
     private readonly broadcast?: { bus: Bus; subjects: Subjects },
+    private readonly watcher?: FailedAuthWatcher,
   ) {
     if (broadcast) {
       this.unsubscribe = broadcast.bus.subscribe(broadcast.subjects.broadcast("auth.blocked"), (data) => {
@@ -67,8 +74,10 @@ export class FailedAuthLimiter {
    * rate limited rather than unauthorised.
    */
   async recordFailure(ip: string): Promise<void> {
+    this.watcher?.failed(ip);
     const { count, resetInMs } = await this.counters.hit(this.key(ip), this.limits.windowMs);
     if (count < this.limits.max) return;
+    if (count === this.limits.max) this.watcher?.blocked(ip, count, resetInMs);
     this.block(ip, resetInMs);
     if (count === this.limits.max && this.broadcast) await this.announce(ip, resetInMs);
     if (count > this.limits.max) throw rateLimited(resetInMs);

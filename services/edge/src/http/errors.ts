@@ -38,6 +38,8 @@ export function httpErrorResponse(err: unknown, logger: Logger): HttpErrorRespon
     return { status: 500, headers: {}, body: { error: { message: "internal error", type: "api_error" } } };
   }
   if (typed.code === "INTERNAL") logger.error({ err: typed }, "internal error");
+  // The client gets our message; what a library said (the cause) goes to the log only.
+  else if (typed.cause !== undefined) logger.warn({ err: typed }, "request failed");
   const spec = ERROR_CATALOGUE[typed.code];
   const headers: Record<string, string> = {};
   const retryAfter = typed.details?.retryAfterSeconds;

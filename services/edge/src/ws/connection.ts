@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConnectParamsSchema, describeIssues, type FrameId, GatewayError, isEncodedJson, type Role } from "@gw/contracts";
-import type { Logger, Metrics } from "@gw/runtime";
+import { runInTrace, startSpan } from "@gw/bus";
+import type { Logger, Metrics, Tally } from "@gw/runtime";
 import { type RawData, WebSocket } from "ws";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { HeaderBag } from "../auth/client-address.js";
@@ -22,6 +23,10 @@ export interface ConnectionDeps {
   hello: Record<string, unknown>;
   /** Called once when the socket has closed. */
   onClose(conn: Connection): void;
+  /** Counts event frames written to sockets. */
+  eventsDelivered: Tally;
+  /** One info line per request (ops.accessLog). */
+  accessLog: boolean;
 }
 
 export interface UpgradeInfo {
@@ -136,10 +141,16 @@ export class Connection implements EventTarget {
   }
 
   send(frame: object): void {
-    this.sendText(JSON.stringify(frame));
+    this.write(JSON.stringify(frame));
   }
 
+  /** An event frame (EventTarget): written like any frame, and counted as delivered. */
   sendText(frame: string | Buffer): void {
+    this.deps.eventsDelivered.add();
+    this.write(frame);
+  }
+
+  private write(frame: string | Buffer): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
     if (isSlowConsumer(this.socket, this.deps.limits)) {
       // A close frame would queue behind the unread bytes, so drop the socket and its queue now.
@@ -172,8 +183,15 @@ export class Connection implements EventTarget {
     this.socket.close(code, reason);
   }
 
-  /** One frame from the client. */
-  async receive(raw: Buffer): Promise<void> {
+  /**
+   * One frame from the client, handled in a trace of its own: its id is the request id on every
+   * log line written for it, here and in the services it calls over the bus.
+   */
+  receive(raw: Buffer): Promise<void> {
+    return runInTrace(startSpan(), () => this.handle(raw));
+  }
+
+  private async handle(raw: Buffer): Promise<void> {
     const parsed = parseRequestFrame(raw);
     if (!parsed.ok) {
       this.send(errorFrame(parsed.id, parsed.error, this.logger));
@@ -187,11 +205,11 @@ export class Connection implements EventTarget {
     this.inFlight++;
     // Only known names become label values, so junk methods cannot blow up metric cardinality.
     const label = method === "connect" || this.deps.registry.has(method) ? method : "unknown";
-    const metered = this.deps.metrics.meter.begin(label);
+    const metered = this.deps.metrics.meter.begin("ws", label);
     let outcome = "ok";
     try {
       const payload = method === "connect" ? await this.connect(params) : await this.call(method, params);
-      if (isEncodedJson(payload)) this.sendText(encodedSuccessFrame(id, payload));
+      if (isEncodedJson(payload)) this.write(encodedSuccessFrame(id, payload));
       else if (payload instanceof PayloadWithMeta) this.send({ ...successFrame(id, payload.payload), meta: payload.meta });
       else this.send(successFrame(id, payload));
     } catch (err) {
@@ -201,6 +219,10 @@ export class Connection implements EventTarget {
     } finally {
       this.inFlight--;
       this.deps.metrics.meter.end(metered, outcome);
+      if (this.deps.accessLog && method !== "connect") {
+        const ms = Math.round((performance.now() - metered.startedAt) * 10) / 10;
+        this.logger.info({ method: label, id, outcome, ms }, "ws request");
+      }
     }
   }
 

@@ -87,6 +87,8 @@ export function successFrame(id: FrameId, payload: Record<string, unknown>): Suc
 export function errorFrame(id: FrameId, err: unknown, logger: Logger): ErrorFrame {
   if (isGatewayError(err)) {
     if (err.code === "INTERNAL") logger.error({ err }, "internal error");
+    // The client gets our message; what a library said (the cause) goes to the log only.
+    else if (err.cause !== undefined) logger.warn({ err }, "request failed");
     const error: ErrorFrame["error"] = { code: err.code, message: err.message };
     if (err.details) error.details = err.details;
     return { id, ok: false, error };

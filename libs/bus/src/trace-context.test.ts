@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import {
+  currentTrace,
+  formatTraceparent,
+  outgoingTraceparent,
+  parseTraceparent,
+  runInTrace,
+  startSpan,
+  traceLogFields,
+} from "./trace-context.js";
+
+const VALID = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+describe("trace context", () => {
+  it("parses and formats W3C traceparent", () => {
+    expect(parseTraceparent(VALID)).toEqual({
+      traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+      spanId: "00f067aa0ba902b7",
+      sampled: true,
+    });
+    expect(formatTraceparent(parseTraceparent(VALID)!)).toBe(VALID);
+    expect(parseTraceparent(VALID.replace(/-01$/, "-00"))?.sampled).toBe(false);
+  });
+
+  it("refuses malformed values: version ff, zero ids, wrong lengths, upper case", () => {
+    for (const bad of [
+      "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+      "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+      "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
+      "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+      "",
+      undefined,
+    ])
+      expect(parseTraceparent(bad), String(bad)).toBeUndefined();
+  });
+
+  it("starts a span in the parent's trace, or in a new trace without a valid parent", () => {
+    const child = startSpan(VALID);
+    expect(child.traceId).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(child.spanId).not.toBe("00f067aa0ba902b7");
+    expect(child.spanId).toMatch(/^[0-9a-f]{16}$/);
+    const fresh = startSpan("garbage");
+    expect(fresh.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(startSpan().traceId).not.toBe(fresh.traceId);
+  });
+
+  it("follows async work, and gives requests sent from it a child span of the same trace", async () => {
+    expect(currentTrace()).toBeUndefined();
+    expect(outgoingTraceparent()).toBeUndefined();
+    expect(traceLogFields()).toEqual({});
+    const trace = startSpan();
+    await runInTrace(trace, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      expect(currentTrace()).toBe(trace);
+      expect(traceLogFields()).toEqual({ reqId: trace.traceId });
+      const sent = parseTraceparent(outgoingTraceparent());
+      expect(sent?.traceId).toBe(trace.traceId);
+      expect(sent?.spanId).not.toBe(trace.spanId);
+    });
+    expect(currentTrace()).toBeUndefined();
+  });
+});

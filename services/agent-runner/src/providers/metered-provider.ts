@@ -1,0 +1,57 @@
+import type { Metrics } from "@gw/runtime";
+import type { ModelChunk, ModelProvider, ModelRequest } from "./model-provider.js";
+
+/** The model-call metrics, shared by every provider's decorator. */
+export interface ModelMetrics {
+  observe(provider: string, outcome: "ok" | "error" | "aborted", seconds: number): void;
+  tokens(provider: string, kind: "input" | "output", count: number): void;
+}
+
+export function modelMetrics(metrics: Metrics): ModelMetrics {
+  const duration = metrics.histogram({
+    name: "gw_model_call_duration_seconds",
+    help: "Time of one model call (its retries included), first byte to last chunk, by provider and outcome.",
+    labelNames: ["provider", "outcome"] as const,
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+  });
+  const tokens = metrics.counter({
+    name: "gw_model_tokens_total",
+    help: "Tokens the providers reported, by provider and kind (input, output).",
+    labelNames: ["provider", "kind"] as const,
+  });
+  return {
+    observe: (provider, outcome, seconds) => duration.observe({ provider, outcome }, seconds),
+    tokens: (provider, kind, count) => tokens.inc({ provider, kind }, count),
+  };
+}
+
+/** Times each call and counts the tokens its usage chunks report. */
+export class MeteredProvider implements ModelProvider {
+  constructor(
+    private readonly inner: ModelProvider,
+    private readonly name: string,
+    private readonly metrics: ModelMetrics,
+  ) {}
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+    const started = performance.now();
+    let outcome: "ok" | "error" | "aborted" = "error";
+    try {
+      for await (const chunk of this.inner.stream(request, signal)) {
+        if (chunk.type === "usage") {
+          this.metrics.tokens(this.name, "input", chunk.inputTokens);
+          this.metrics.tokens(this.name, "output", chunk.outputTokens);
+        }
+        yield chunk;
+      }
+      outcome = "ok";
+    } catch (err) {
+      if (signal.aborted) outcome = "aborted";
+      throw err;
+    } finally {
+      // A consumer that stops reading early (return()) ends here too: the call is over.
+      if (outcome === "error" && signal.aborted) outcome = "aborted";
+      this.metrics.observe(this.name, outcome, (performance.now() - started) / 1000);
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import { promtoolCheck } from "@gw/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectRun } from "./fixtures/agent-runs.js";
+import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { WsClient } from "./fixtures/ws-client.js";
+
+const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+const TRACEPARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
+
+async function scrape(port: number): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+}
+
+/** The value of the first sample whose line starts with `name{` and contains every label given. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`)))
+      return Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return undefined;
+}
+
+describe.each(MODES)("metrics, request ids and access logs (%s)", (mode) => {
+  let gw: GatewayUnderTest;
+  beforeAll(async () => {
+    gw = await startGateway(mode, {
+      health: true,
+      ...(mode === "distributed" ? { deliveryReplicas: 1 } : {}),
+      extraConfig: { ops: { logLevel: "debug" } },
+    });
+    // Traffic that touches every service: a run (runner, sessions), channels.status (delivery),
+    // an HTTP call with the client's trace, and a failed authentication.
+    const client = await WsClient.open(gw.wsUrl());
+    await client.connect(TOKEN);
+    const runId = "observed-run-1";
+    await client.request("agent", { message: "hello metrics", sessionKey: "user:metrics", runId });
+    await collectRun(client, runId);
+    await client.request("channels.status", {});
+    await client.request("sessions.list", {});
+    client.close();
+    await fetch(`${gw.httpUrl()}/v1/models`, { headers: { authorization: `Bearer ${TOKEN}`, traceparent: TRACEPARENT } });
+    await fetch(`${gw.httpUrl()}/v1/models`, { headers: { authorization: "Bearer wrong" } });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+  });
+
+  it("serves /metrics from every process, each passing promtool check metrics", async (ctx) => {
+    expect(gw.ops.length).toBe(mode === "embedded" ? 1 : 4);
+    const results = await Promise.all(
+      gw.ops.map(async ({ name, metricsPort }) => ({ name, result: await promtoolCheck(await scrape(metricsPort)) })),
+    );
+    if (results.some(({ result }) => result === "missing"))
+      ctx.skip("promtool is not installed (Debian: apt-get install prometheus); .ci/run installs it");
+    for (const { name, result } of results) expect(result, name).toEqual({ ok: true, output: "" });
+  });
+
+  it("counts requests by surface in every service, and what each service does", async () => {
+    const text = Object.fromEntries(await Promise.all(gw.ops.map(async (o) => [o.name, await scrape(o.metricsPort)] as const)));
+    const edge = text[mode === "embedded" ? "gateway" : "edge-0"]!;
+    const runner = text[mode === "embedded" ? "gateway" : "agent-runner"]!;
+    const sessions = text[mode === "embedded" ? "gateway" : "sessions-0"]!;
+    const delivery = text[mode === "embedded" ? "gateway" : "delivery-0"]!;
+    expect(sample(edge, "gw_requests_total", { surface: "ws", method: "agent", outcome: "ok" })).toBe(1);
+    expect(sample(edge, "gw_requests_total", { surface: "http", method: "GET /v1/models", outcome: "200" })).toBe(1);
+    expect(sample(edge, "gw_requests_total", { surface: "http", method: "GET /v1/models", outcome: "401" })).toBe(1);
+    expect(sample(edge, "gw_request_duration_seconds_count", { surface: "http", method: "GET /v1/models" })).toBe(2);
+    expect(sample(edge, "gw_ws_connections", { role: "control" })).toBe(0);
+    expect(sample(edge, "gw_events_delivered_total")).toBeGreaterThanOrEqual(3);
+    expect(sample(edge, "gw_auth_failures_total")).toBe(1);
+    expect(sample(edge, "nodejs_eventloop_lag_p99_seconds")).toBeGreaterThan(0);
+    expect(sample(runner, "gw_requests_total", { surface: "bus", method: "runner.agents.list", outcome: "ok" })).toBe(1);
+    expect(sample(runner, "gw_runs_finished_total", { outcome: "ok" })).toBe(1);
+    expect(sample(runner, "gw_runs_active")).toBe(0);
+    expect(sample(runner, "gw_runs_queued")).toBe(0);
+    expect(sample(runner, "gw_model_call_duration_seconds_count", { provider: "builtin", outcome: "ok" })).toBe(1);
+    expect(sample(sessions, "gw_requests_total", { surface: "bus", method: "sessions.list", outcome: "ok" })).toBe(1);
+    expect(sample(delivery, "gw_requests_total", { surface: "bus", method: "delivery.channels.status", outcome: "ok" })).toBe(1);
+  });
+
+  it("returns the request id as x-request-id, continuing the client's traceparent", async () => {
+    const res = await fetch(`${gw.httpUrl()}/health`, { headers: { traceparent: TRACEPARENT } });
+    expect(res.headers.get("x-request-id")).toBe(TRACE_ID);
+    const fresh = await fetch(`${gw.httpUrl()}/health`);
+    expect(fresh.headers.get("x-request-id")).toMatch(/^[0-9a-f]{32}$/);
+    expect(fresh.headers.get("x-request-id")).not.toBe(TRACE_ID);
+  });
+
+  it("logs each request with its id, in the edge and in the service the bus carried it to", () => {
+    const lines = gw
+      .fullLogs()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const access = lines.find((l) => l.msg === "http request" && l.reqId === TRACE_ID);
+    expect(access).toMatchObject({ method: "GET", route: "/v1/models", status: 200 });
+    expect(lines.find((l) => l.msg === "bus request" && l.reqId === TRACE_ID && l.method === "runner.agents.list")).toBeDefined();
+    expect(lines.find((l) => l.msg === "ws request" && l.method === "agent" && l.outcome === "ok")).toBeDefined();
+    // The run's own line: who ran what, how long, how it ended, under the agent request's id.
+    const agentRequest = lines.find((l) => l.msg === "ws request" && l.method === "agent");
+    const run = lines.find((l) => l.msg === "run finished" && l.runId === "observed-run-1");
+    expect(run).toMatchObject({ agentId: "main", model: "builtin/echo", outcome: "ok", reqId: agentRequest?.reqId });
+    expect(typeof run?.runnerId).toBe("string");
+    expect(typeof run?.durationMs).toBe("number");
+  });
+});
