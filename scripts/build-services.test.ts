@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { envForConfig } from "@gw/testing";
 import { afterAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
@@ -31,23 +32,7 @@ describe("scripts/build-services.mjs", () => {
       [join(outdir, "gateway.js"), "config", "check", "--config", "config/gateway.example.json5"],
       {
         cwd: repoRoot,
-        env: {
-          PATH: process.env.PATH,
-          ...Object.fromEntries(
-            [
-              "GATEWAY_TOKEN",
-              "HOOKS_TOKEN",
-              "OPENAI_API_KEY",
-              "TELEGRAM_BOT_TOKEN",
-              "SLACK_BOT_TOKEN",
-              "DISCORD_BOT_TOKEN",
-              "WHATSAPP_ACCESS_TOKEN",
-              "BLUEBUBBLES_PASSWORD",
-              "TELEGRAM_ALERTS_TOKEN",
-              "TELEGRAM_SUPPORT_TOKEN",
-            ].map((name) => [name, `value-of-${name}`]),
-          ),
-        },
+        env: { PATH: process.env.PATH, ...envForConfig(join(repoRoot, "config/gateway.example.json5")) },
       },
     );
     expect(stdout).toMatch(/OK/);

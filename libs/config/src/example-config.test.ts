@@ -1,6 +1,10 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import JSON5 from "json5";
 import { describe, expect, it } from "vitest";
-import { collectSecrets, loadConfigFile } from "./index.js";
+import { collectSecrets, defaultConfig, loadConfigFile } from "./index.js";
+import { hasKeyPath, schemaKeyPaths } from "./known-keys.js";
+import { GatewayConfigSchema } from "./schema.js";
 
 const examplePath = fileURLToPath(new URL("../../../config/gateway.example.json5", import.meta.url));
 const env = {
@@ -35,6 +39,21 @@ describe("config/gateway.example.json5", () => {
       "wa-003",
       "xoxb-001",
     ]);
+  });
+
+  it("documents every key the schema accepts", () => {
+    const example: unknown = JSON5.parse(readFileSync(examplePath, "utf8"));
+    const paths = schemaKeyPaths(GatewayConfigSchema);
+    // The walk itself must see the whole schema, nested sections, arrays and records included.
+    expect(paths).toEqual(
+      expect.arrayContaining(["runner.tools.httpFetch.maxBytes", "agents.list[].id", "models.providers.*.kind", "ops.bind"]),
+    );
+    expect(paths.filter((path) => !hasKeyPath(example, path))).toEqual([]);
+  });
+
+  it("shows each runner default as the value the schema gives it", () => {
+    const config = loadConfigFile(examplePath, { env });
+    expect(config.runner).toEqual(defaultConfig().runner);
   });
 
   it("fails on the first missing variable with its key path", () => {

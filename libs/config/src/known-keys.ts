@@ -7,6 +7,8 @@ interface Def {
   element?: z.core.$ZodType;
   valueType?: z.core.$ZodType;
   shape?: Record<string, z.core.$ZodType>;
+  catchall?: z.core.$ZodType;
+  options?: z.core.$ZodType[];
 }
 
 const def = (schema: z.core.$ZodType): Def => schema._zod.def as unknown as Def;
@@ -66,4 +68,53 @@ function editDistance(a: string, b: string): number {
     }
   }
   return rows[a.length]![b.length]!;
+}
+
+/**
+ * Every key path a schema accepts: `gateway.auth.token`, `agents.list[].id` (an array's
+ * elements), `models.providers.*.kind` (a record's values, or an object's catch-all keys).
+ * Union members contribute their keys under the same path. For checks that keep documentation
+ * (config/gateway.example.json5) in step with the schema.
+ */
+export function schemaKeyPaths(root: z.core.$ZodType): string[] {
+  const paths = new Set<string>();
+  const walk = (schema: z.core.$ZodType, prefix: string) => {
+    const current = unwrap(schema);
+    const d = def(current);
+    if (d.type === "object") {
+      for (const [key, child] of Object.entries(d.shape ?? {})) {
+        const path = prefix === "" ? key : `${prefix}.${key}`;
+        paths.add(path);
+        walk(child, path);
+      }
+      // A loose object (catch-all `unknown`) takes any key: nothing to document there.
+      if (d.catchall && !["never", "unknown"].includes(def(d.catchall).type)) {
+        const path = `${prefix}.*`;
+        paths.add(path);
+        walk(d.catchall, path);
+      }
+    } else if (d.type === "array" && d.element) walk(d.element, `${prefix}[]`);
+    else if (d.type === "record" && d.valueType) {
+      const path = `${prefix}.*`;
+      paths.add(path);
+      walk(d.valueType, path);
+    } else if (d.type === "union") for (const option of d.options ?? []) walk(option, prefix);
+  };
+  walk(root, "");
+  return [...paths];
+}
+
+/**
+ * Whether `value` has something at `path` (as schemaKeyPaths writes it): `*` is any key of an
+ * object, `[]` any element of an array; one match anywhere is enough.
+ */
+export function hasKeyPath(value: unknown, path: string): boolean {
+  const [head, ...rest] = path.replace(/\[\]/g, ".[]").split(".").filter((part) => part !== "");
+  if (head === undefined) return value !== undefined;
+  const tail = rest.join(".");
+  if (head === "[]") return Array.isArray(value) && value.some((element) => hasKeyPath(element, tail));
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  if (head === "*") return Object.values(record).some((child) => hasKeyPath(child, tail));
+  return head in record && hasKeyPath(record[head], tail);
 }

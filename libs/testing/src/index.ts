@@ -74,3 +74,4 @@ export {
   startFakeMediaServer,
 } from "./fakes/fake-media-server.js";
 export { promtoolCheck } from "./promtool.js";
+export { envForConfig } from "./example-env.js";
