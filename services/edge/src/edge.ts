@@ -15,6 +15,7 @@ import { OriginPolicy } from "./auth/origin-policy.js";
 import type { BusDeps } from "./bus-deps.js";
 import { EventHub } from "./events/event-hub.js";
 import { RunEventRouter } from "./events/run-event-router.js";
+import { Drain, registerHttpDrain } from "./drain.js";
 import { edgeMetrics } from "./edge-metrics.js";
 import { registerRequestTracing } from "./http/access-log.js";
 import { registerApiSend } from "./http/api-send.js";
@@ -55,6 +56,37 @@ export interface Edge {
 }
 
 const WS_PATHS = new Set(["/", "/ws"]);
+/** Of ops.shutdownTimeoutMs, what the drain leaves for closing sockets and the connections behind them. */
+const CLOSE_RESERVE_MS = 2_000;
+/** How long answers written after a cut-off get to leave before the sockets close. */
+const FLUSH_MS = 500;
+
+/**
+ * The drain (SIGTERM): refuse new work and tell every client (the `shutdown` event), let runs
+ * and streams in flight finish whole until the deadline, cut off what is left (an error naming
+ * its run, an SSE error event), then close every socket with 1012 (service restart). Only then
+ * do run events stop: unsubscribing earlier ended streams with part of their answer.
+ */
+async function drainAndClose(d: {
+  drain: Drain;
+  connections: Set<Connection>;
+  runs: RunClient;
+  logger: Logger;
+  deadline: number;
+  closeRest: () => Promise<void>;
+}): Promise<void> {
+  d.drain.begin();
+  for (const conn of d.connections) conn.notifyShutdown(d.drain.notice(d.deadline));
+  d.logger.info({ connections: d.connections.size, inFlight: d.drain.inFlight }, "draining");
+  const finished = await d.drain.idle(d.deadline);
+  if (!finished) {
+    d.logger.warn({ inFlight: d.drain.inFlight }, "drain deadline passed: cutting off the requests still waiting");
+    d.runs.stopWaiting();
+    await d.drain.idle(Date.now() + FLUSH_MS);
+  }
+  for (const conn of d.connections) conn.close(1012, "service restart");
+  await d.closeRest();
+}
 
 /** Shared by every upgrade socket, so listening costs no closure per socket. */
 function destroyOnError(this: Duplex): void {
@@ -82,6 +114,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   const trustedProxies = new TrustedProxies(config.gateway.trustedProxies);
   const origins = new OriginPolicy(config.gateway.allowedOrigins);
   const connections = new Set<Connection>();
+  const drain = new Drain();
   const observed = edgeMetrics(deps.metrics, logger, () => connections);
   const limiter = new FailedAuthLimiter(
     deps.fastStore.counters,
@@ -134,6 +167,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     },
   });
   registerRequestTracing(app, { logger, metrics: deps.metrics, accessLog: config.ops.accessLog });
+  registerHttpDrain(app, drain);
   app.setErrorHandler((err, _request, reply) => sendHttpError(reply, err, logger));
   app.setNotFoundHandler((request, reply) =>
     sendHttpError(reply, new GatewayError("NOT_FOUND", `no route ${request.method} ${request.url}`), logger),
@@ -147,7 +181,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   });
   registerOriginCheck(app, origins);
   registerDepthLimitedJson(app);
-  const httpDeps = { ...busDeps, authGate, trustedProxies, isHealthy: deps.isHealthy };
+  const httpDeps = { ...busDeps, authGate, trustedProxies, isHealthy: () => !drain.draining && deps.isHealthy() };
   registerRoutes(app, httpDeps);
   registerChatCompletions(app, { ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
   registerToolsInvoke(app, httpDeps);
@@ -178,6 +212,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     onClose: (conn) => connections.delete(conn),
     eventsDelivered: observed.eventsDelivered,
     accessLog: config.ops.accessLog,
+    drain,
   };
   // The raw socket's close frees the IP's slot whether or not the upgrade completes. Made out
   // here so the listener's closure holds the address only, not the upgrade request.
@@ -198,6 +233,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     socket.on("error", destroyOnError);
     const clientIp = trustedProxies.clientIp(request.socket.remoteAddress, request.headers);
     try {
+      drain.assertAccepting();
       authGate.assertNotBlocked(clientIp);
       origins.check(request.headers, target.authority);
       perIp.acquire(clientIp);
@@ -231,13 +267,20 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   return {
     port,
     connectionCount: () => connections.size,
-    close: async () => {
-      for (const conn of connections) conn.close(1001, "server shutting down");
-      wss.close();
-      events.close();
-      limiter.close();
-      runEvents.close();
-      await app.close();
-    },
+    close: () =>
+      drainAndClose({
+        drain,
+        connections,
+        runs,
+        logger,
+        deadline: Date.now() + Math.max(0, config.ops.shutdownTimeoutMs - CLOSE_RESERVE_MS),
+        closeRest: async () => {
+          wss.close();
+          events.close();
+          limiter.close();
+          runEvents.close();
+          await app.close();
+        },
+      }),
   };
 }

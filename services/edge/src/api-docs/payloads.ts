@@ -95,6 +95,11 @@ export const AgentEvent = z.object({
 });
 export const SessionCreatedEvent = z.object({ key: z.string(), agentId: z.string() });
 export const SessionUpdatedEvent = z.object({ key: z.string(), changes });
+export const ShutdownEvent = z.object({
+  reason: z.string(),
+  reconnectAfterMs: z.number().describe("open a new connection (to any edge) after this long; keep this one until it closes"),
+  closesBy: z.number().describe("when this edge closes its sockets (close code 1012) at the latest, ms since the epoch"),
+});
 
 export const DeliveryResult = z.object({
   sent: z.literal(true),

@@ -158,4 +158,10 @@ export const WS_EVENTS: readonly WsEventDoc[] = [
     summary: "A session's settings changed; to control connections and those watching the key.",
     payload: P.SessionUpdatedEvent,
   },
+  {
+    event: "shutdown",
+    summary:
+      "This edge drains (a restart or scale-in): new requests get UNAVAILABLE, answers to requests already sent still come, then the socket closes with 1012. To every connection.",
+    payload: P.ShutdownEvent,
+  },
 ];

@@ -88,6 +88,7 @@ async function streamCompletion(
   });
   sse(reply, chunk({ role: "assistant" }));
   let finished = false;
+  let streamed = "";
   // A client that hangs up mid-stream no longer wants the answer: stop the run.
   reply.raw.on("close", () => {
     if (!finished) void deps.runs.abort(c.params.runId).catch(() => undefined);
@@ -95,14 +96,22 @@ async function streamCompletion(
   try {
     const record = await deps.runs.run(c.params, {
       onEvent: (event) => {
-        if (event.stream === "assistant" && typeof event.data.text === "string" && event.data.text !== "")
+        if (event.stream === "assistant" && typeof event.data.text === "string" && event.data.text !== "") {
+          streamed += event.data.text;
           sse(reply, chunk({ content: event.data.text }));
+        }
       },
     });
     if (record.state === "error") {
       const failure = new GatewayError(record.error?.code ?? "INTERNAL", record.error?.message ?? "the run failed");
       sse(reply, httpErrorResponse(failure, deps.logger).body);
-    } else sse(reply, chunk({}, "stop"));
+    } else {
+      // `stop` promises the whole answer: text the run recorded that no event brought (events
+      // missed while the bus reconnected) goes out first.
+      const text = record.payloads?.[0]?.text ?? "";
+      if (text.startsWith(streamed) && text.length > streamed.length) sse(reply, chunk({ content: text.slice(streamed.length) }));
+      sse(reply, chunk({}, "stop"));
+    }
   } catch (err) {
     // The status line has gone out already: the error travels as the stream's last chunk.
     sse(reply, httpErrorResponse(err, deps.logger).body);

@@ -51,6 +51,8 @@ export interface StartRun extends AgentParams {
  */
 export class RunClient {
   private readonly waiting: RunWaitingDeps;
+  /** Every wait in progress, by the function that cuts it off (stopWaiting). */
+  private readonly cutoffs = new Set<() => void>();
 
   constructor(private readonly deps: RunClientDeps) {
     this.waiting = { ...deps, timings: RUN_WAIT_TIMINGS };
@@ -84,10 +86,32 @@ export class RunClient {
         // Recorded as the run's end and handed to the wait (the bus may be what failed).
         waiting.dispatchFailed(await endRun(this.deps, record, "UNAVAILABLE", "the run could not be dispatched to a runner"));
       }
-      return (await waiting.result(maxWaitMs)) ?? (await this.timeOut(record.runId));
+      return (await this.cutOff(record.runId, waiting.result(maxWaitMs))) ?? (await this.timeOut(record.runId));
     } finally {
       waiting.close();
     }
+  }
+
+  /**
+   * Ends every wait in progress with UNAVAILABLE naming its run (the edge drains and cannot
+   * wait any longer). The runs themselves go on: their runners finish them, and `agent.wait`
+   * on any edge answers with the outcome.
+   */
+  stopWaiting(): void {
+    for (const cut of [...this.cutoffs]) cut();
+  }
+
+  private cutOff<T>(runId: string, work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const cut = () =>
+        reject(
+          new GatewayError("UNAVAILABLE", `this edge shut down before run ${runId} finished; the run goes on: agent.wait on another edge`, {
+            details: { runId },
+          }),
+        );
+      this.cutoffs.add(cut);
+      work.then(resolve, reject).finally(() => this.cutoffs.delete(cut));
+    });
   }
 
   /** The run's record once final, or null when `timeoutMs` passes first. NOT_FOUND for unknown runs. */
@@ -99,7 +123,7 @@ export class RunClient {
     const waiting = await RunWaiting.follow(this.waiting, runId, follower, { startedBy: record.edgeId, checkFirst: true });
     try {
       waiting.admit();
-      return await waiting.result(timeoutMs);
+      return await this.cutOff(runId, waiting.result(timeoutMs));
     } finally {
       waiting.close();
     }

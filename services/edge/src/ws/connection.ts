@@ -7,6 +7,7 @@ import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { HeaderBag } from "../auth/client-address.js";
 import type { EventHub, EventTarget } from "../events/event-hub.js";
 import { type CallContext, type MethodRegistry, type MethodResult, PayloadWithMeta } from "../methods/registry.js";
+import type { Drain, ShutdownNotice } from "../drain.js";
 import { encodedSuccessFrame } from "./encoded-frames.js";
 import { errorFrame, parseRequestFrame, successFrame } from "./frames.js";
 import { isSlowConsumer, tooManyInFlight, type WsLimits } from "./limits.js";
@@ -27,6 +28,8 @@ export interface ConnectionDeps {
   eventsDelivered: Tally;
   /** One info line per request (ops.accessLog). */
   accessLog: boolean;
+  /** Counts requests in flight, and refuses new ones once the edge drains. */
+  drain: Drain;
 }
 
 export interface UpgradeInfo {
@@ -183,6 +186,11 @@ export class Connection implements EventTarget {
     this.socket.close(code, reason);
   }
 
+  /** The `shutdown` event: this edge drains; answers to requests already sent still come here. */
+  notifyShutdown(notice: ShutdownNotice): void {
+    this.send({ event: "shutdown", payload: notice });
+  }
+
   /**
    * One frame from the client, handled in a trace of its own: its id is the request id on every
    * log line written for it, here and in the services it calls over the bus.
@@ -203,11 +211,13 @@ export class Connection implements EventTarget {
       return;
     }
     this.inFlight++;
+    const done = this.deps.drain.track();
     // Only known names become label values, so junk methods cannot blow up metric cardinality.
     const label = method === "connect" || this.deps.registry.has(method) ? method : "unknown";
     const metered = this.deps.metrics.meter.begin("ws", label);
     let outcome = "ok";
     try {
+      this.deps.drain.assertAccepting();
       const payload = method === "connect" ? await this.connect(params) : await this.call(method, params);
       if (isEncodedJson(payload)) this.write(encodedSuccessFrame(id, payload));
       else if (payload instanceof PayloadWithMeta) this.send({ ...successFrame(id, payload.payload), meta: payload.meta });
@@ -218,6 +228,7 @@ export class Connection implements EventTarget {
       this.send(frame);
     } finally {
       this.inFlight--;
+      done();
       this.deps.metrics.meter.end(metered, outcome);
       if (this.deps.accessLog && method !== "connect") {
         const ms = Math.round((performance.now() - metered.startedAt) * 10) / 10;
