@@ -3,6 +3,7 @@ import { type DeliveryPollRequest, type DeliveryReceipt, type DeliverySendReques
 import { guardUrl, type SsrfPolicy } from "@gw/http-client";
 import { type FastStore, KeyedMutex } from "@gw/store";
 import type { ChannelAccount, ChannelDirectory } from "./channel-directory.js";
+import { deadline } from "./deadline.js";
 import { toGatewayError } from "./delivery-errors.js";
 import { fingerprint, type IdempotentRunner } from "./idempotency.js";
 import type { PaceTarget } from "./pacer.js";
@@ -138,7 +139,14 @@ export class Dispatcher {
     // The chat's turn is taken first, before any await, so one chat's sends keep the order in
     // which they reached this replica; a repeat of a key waits here too, then finds the result.
     const { value: ids, cached } = await this.chats.run(`${account.channelId}:${account.accountId}:${to}`, () =>
-      this.deps.idempotency.run(key, print, deadlineAt, () => work(AbortSignal.timeout(Math.max(1, deadlineAt - Date.now())))),
+      this.deps.idempotency.run(key, print, deadlineAt, async () => {
+        const limit = deadline(deadlineAt - Date.now());
+        try {
+          return await work(limit.signal);
+        } finally {
+          limit.done();
+        }
+      }),
     );
     return {
       channel: account.channelId,
