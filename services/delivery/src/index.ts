@@ -1,3 +1,4 @@
+export { checkChannels } from "./channel-directory.js";
 export { CHANNEL_PLUGINS } from "./channels/index.js";
 export {
   type ChannelPlugin,

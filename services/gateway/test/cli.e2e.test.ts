@@ -54,6 +54,12 @@ describe("gateway config check", () => {
       HOOKS_TOKEN: "hooks-token-example",
       OPENAI_API_KEY: "sk-example",
       TELEGRAM_BOT_TOKEN: "123:abc",
+      SLACK_BOT_TOKEN: "xoxb-example",
+      DISCORD_BOT_TOKEN: "discord-example",
+      WHATSAPP_ACCESS_TOKEN: "wa-example",
+      BLUEBUBBLES_PASSWORD: "bb-example",
+      TELEGRAM_ALERTS_TOKEN: "456:def",
+      TELEGRAM_SUPPORT_TOKEN: "789:ghi",
     });
     expect(res.output).toMatch(/OK/);
     expect(res.code).toBe(0);
@@ -71,6 +77,12 @@ describe("gateway config check", () => {
     const second = await runToExit(CLI, ["config", "check", "--config", provider]);
     expect(second.code).toBe(1);
     expect(second.output).toContain("agents.list[0].model");
+
+    const channel = join(dir, "channel.json5");
+    writeFileSync(channel, `{ channels: { tg: { kind: "telegram", botToken: "1:x", apiBaseUrl: "ftp://nowhere" }, sms: { kind: "pager" } } }`);
+    const third = await runToExit(CLI, ["config", "check", "--config", channel]);
+    expect(third.code).toBe(1);
+    expect(third.output).toMatch(/channels\.(tg\.apiBaseUrl|sms\.kind)/);
   });
 
   it("names a missing environment variable", async () => {
