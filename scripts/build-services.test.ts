@@ -31,7 +31,19 @@ describe("scripts/build-services.mjs", () => {
       [join(outdir, "gateway.js"), "config", "check", "--config", "config/gateway.example.json5"],
       {
         cwd: repoRoot,
-        env: { PATH: process.env.PATH, GATEWAY_TOKEN: "t", HOOKS_TOKEN: "h", OPENAI_API_KEY: "k", TELEGRAM_BOT_TOKEN: "b" },
+        env: {
+          PATH: process.env.PATH,
+          GATEWAY_TOKEN: "t",
+          HOOKS_TOKEN: "h",
+          OPENAI_API_KEY: "k",
+          TELEGRAM_BOT_TOKEN: "b",
+          SLACK_BOT_TOKEN: "s",
+          DISCORD_BOT_TOKEN: "d",
+          WHATSAPP_ACCESS_TOKEN: "w",
+          BLUEBUBBLES_PASSWORD: "i",
+          TELEGRAM_ALERTS_TOKEN: "a",
+          TELEGRAM_SUPPORT_TOKEN: "u",
+        },
       },
     );
     expect(stdout).toMatch(/OK/);
