@@ -54,7 +54,7 @@ const PairingSchema = z
     // Lets a device open a pairing connection (`connect` with `pairing: true`) without a credential.
     enabled: z.boolean().default(true),
     // A pending request lapses after this long unless approved or rejected.
-    pendingTtlSeconds: z.int().min(10).max(86_400).default(300),
+    pendingTtlSeconds: positiveInt.max(86_400).default(300),
     // Pending requests one client IP may have at once.
     maxPendingPerIp: positiveInt.default(3),
     // Pending requests in all (a spray from many addresses cannot bury the approver's list).

@@ -19,8 +19,9 @@ const request = (deviceId: string, clientIp = "198.51.100.1"): NewPairing => ({
 describe("the pairing book", () => {
   it("opens, lists, claims once and closes a request", async () => {
     const book = new PairingBook(store, { ttlMs: 60_000, maxPerIp: 3, maxTotal: 10 });
-    const pending = await book.open(request("d1"), 5);
-    expect(pending).toMatchObject({ deviceId: "d1", requestedAt: 5, expiresAt: 60_005, edgeId: "e1" });
+    const now = Date.now();
+    const pending = await book.open(request("d1"), now);
+    expect(pending).toMatchObject({ deviceId: "d1", requestedAt: now, expiresAt: now + 60_000, edgeId: "e1" });
     expect((await book.list()).map((p) => p.requestId)).toEqual([pending.requestId]);
     await expect(book.open(request("d1", "198.51.100.2"))).rejects.toMatchObject({ code: "CONFLICT" });
     expect(await book.claim(pending.requestId)).toEqual(pending);
@@ -57,13 +58,28 @@ describe("the pairing book", () => {
     expect((await book.list()).map((p) => p.deviceId).sort()).toEqual(["p1", "p2", "p3"]);
   });
 
-  it("forgets requests once their TTL passes, and counts only live ones", async () => {
+  it("stops listing, counting and resolving a request at its expiry, but lets its edge end it", async () => {
     const book = new PairingBook(store, { ttlMs: 60_000, maxPerIp: 1, maxTotal: 10 });
-    const old = await book.open(request("t1", "192.0.2.7"));
+    const old = await book.open(request("t1", "192.0.2.7"), clock);
     clock += 60_001;
+    expect(await book.list(clock)).toEqual([]);
+    await expect(book.claim(old.requestId, { now: clock })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    // Another device from that address is not held back by the expired one.
+    await book.open(request("t2", "192.0.2.7"), clock);
+    // The edge holding the socket ends it (its timer fires at the expiry) and frees the device id.
+    expect(await book.claim(old.requestId, { ending: true })).toEqual(old);
+    await book.close(old);
     expect(await book.get(old.requestId)).toBeNull();
-    expect(await book.list()).toEqual([]);
-    await expect(book.claim(old.requestId)).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await book.open(request("t1", "192.0.2.7"));
+  });
+
+  it("forgets a request whose edge never ended it, 30 s after its expiry", async () => {
+    const book = new PairingBook(store, { ttlMs: 60_000, maxPerIp: 1, maxTotal: 10 });
+    const orphan = await book.open(request("o1", "192.0.2.8"), clock);
+    clock += 60_000 + 29_000;
+    expect(await book.get(orphan.requestId)).not.toBeNull();
+    clock += 1_001;
+    expect(await book.get(orphan.requestId)).toBeNull();
+    await expect(book.claim(orphan.requestId, { ending: true })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await book.open(request("o1", "192.0.2.8"), clock);
   });
 });

@@ -29,6 +29,13 @@ export interface PairingLimits {
 /** How long an approval or rejection holds a request before it lapses (a crashed resolver). */
 const CLAIM_MS = 30_000;
 
+/**
+ * A request's records outlive its expiry by this much, so the edge holding its socket (whose
+ * timer fires at `expiresAt`) still finds it to end it and tell everyone; if that edge died,
+ * the store forgets the request this much later. Resolvers refuse it from `expiresAt` on.
+ */
+const EXPIRY_GRACE_MS = 30_000;
+
 const reqKey = (id: string) => `pair:req:${id}`;
 const deviceKey = (deviceId: string) => `pair:dev:${deviceId}`;
 const claimKey = (id: string) => `pair:claim:${id}`;
@@ -66,13 +73,13 @@ export class PairingBook {
       expiresAt: now + this.limits.ttlMs,
     };
     const { values, sets } = this.store;
-    const ttlMs = this.limits.ttlMs;
+    const ttlMs = this.limits.ttlMs + EXPIRY_GRACE_MS;
     if (!(await values.set(deviceKey(pending.deviceId), pending.requestId, { ttlMs, ifAbsent: true }))) {
       throw new GatewayError("CONFLICT", `a pairing request for device ${pending.deviceId} is pending already`);
     }
     await values.set(reqKey(pending.requestId), JSON.stringify(pending), { ttlMs });
     await Promise.all([sets.add(ipKey(pending.clientIp), pending.requestId, ttlMs), sets.add(ALL, pending.requestId, ttlMs)]);
-    const [fromIp, total] = await Promise.all([this.live(ipKey(pending.clientIp)), this.live(ALL)]);
+    const [fromIp, total] = await Promise.all([this.live(ipKey(pending.clientIp), now), this.live(ALL, now)]);
     const over =
       fromIp.length > this.limits.maxPerIp
         ? { limit: "pairing.maxPendingPerIp", max: this.limits.maxPerIp, what: "from this address" }
@@ -94,17 +101,18 @@ export class PairingBook {
   }
 
   /** Every pending request, oldest first. */
-  async list(): Promise<PendingPairing[]> {
-    return (await this.live(ALL)).sort((a, b) => a.requestedAt - b.requestedAt);
+  async list(now = Date.now()): Promise<PendingPairing[]> {
+    return (await this.live(ALL, now)).sort((a, b) => a.requestedAt - b.requestedAt);
   }
 
   /**
    * Takes a request for resolving (approve, reject, expire, withdraw): exactly one caller wins.
-   * NOT_FOUND when there is no such pending request, CONFLICT when another caller has it.
+   * NOT_FOUND when there is no such pending request (for a resolver, also once it has expired;
+   * `ending: true` is the expiry or withdrawal itself), CONFLICT when another caller has it.
    */
-  async claim(requestId: string): Promise<PendingPairing> {
+  async claim(requestId: string, opts: { ending?: boolean; now?: number } = {}): Promise<PendingPairing> {
     const pending = await this.get(requestId);
-    if (pending === null) {
+    if (pending === null || (opts.ending !== true && pending.expiresAt <= (opts.now ?? Date.now()))) {
       throw new GatewayError("NOT_FOUND", `no pending pairing request ${requestId} (it expired, was resolved or withdrawn)`);
     }
     if (!(await this.store.values.set(claimKey(requestId), "1", { ttlMs: CLAIM_MS, ifAbsent: true }))) {
@@ -128,8 +136,8 @@ export class PairingBook {
     await Promise.all([sets.remove(ipKey(pending.clientIp), pending.requestId), sets.remove(ALL, pending.requestId)]);
   }
 
-  /** The set's requests that still exist; members whose record expired are dropped from it. */
-  private async live(setKey: string): Promise<PendingPairing[]> {
+  /** The set's requests that have not expired; members whose record is gone are dropped from it. */
+  private async live(setKey: string, now: number): Promise<PendingPairing[]> {
     const ids = await this.store.sets.members(setKey);
     if (ids.length === 0) return [];
     const texts = await this.store.values.getMany(ids.map(reqKey));
@@ -140,7 +148,7 @@ export class PairingBook {
       else found.push(parse(text));
     });
     await Promise.all(gone.map((id) => this.store.sets.remove(setKey, id)));
-    return found;
+    return found.filter((pending) => pending.expiresAt > now);
   }
 }
 

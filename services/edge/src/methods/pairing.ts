@@ -25,17 +25,21 @@ export function pairingMethods(deps: DeviceServices) {
   /** Sockets of this edge with a pending request (one each). */
   const asking = new Set<string>();
 
-  /** Ends a pending request that nobody resolved; false when a resolver has it. */
-  const lapse = async (pending: PendingPairing, status: PairOutcome): Promise<boolean> => {
+  /**
+   * Ends a pending request that nobody resolved (it expired, or its device left): `taken` when
+   * a resolver holds it (it will answer), `gone` when the store no longer has it.
+   */
+  const lapse = async (pending: PendingPairing, status: PairOutcome): Promise<"ended" | "taken" | "gone"> => {
     try {
-      await book.claim(pending.requestId);
+      await book.claim(pending.requestId, { ending: true });
     } catch (err) {
-      if (err instanceof GatewayError && (err.code === "NOT_FOUND" || err.code === "CONFLICT")) return false;
+      if (err instanceof GatewayError && err.code === "CONFLICT") return "taken";
+      if (err instanceof GatewayError && err.code === "NOT_FOUND") return "gone";
       throw err;
     }
     await book.close(pending);
     controlEvents.publish("node.pair.resolved", { requestId: pending.requestId, deviceId: pending.deviceId, status });
-    return true;
+    return "ended";
   };
 
   const wait = (pending: PendingPairing, ctx: CallContext) => {
@@ -48,7 +52,7 @@ export function pairingMethods(deps: DeviceServices) {
     });
     const expire = async () => {
       if (settled) return;
-      if (!(await lapse(pending, "expired"))) {
+      if ((await lapse(pending, "expired")) === "taken") {
         ctx.setDeadline(EXPIRY_RETRY_MS, () => void expire().catch((err) => deps.logger.warn({ err }, "pairing expiry failed")));
         return;
       }
