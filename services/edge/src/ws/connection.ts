@@ -306,6 +306,9 @@ export class Connection implements EventTarget {
       this.state = "new";
       throw err;
     }
+    // The socket closed while the credential was checked: closed() has run, so registering the
+    // connection now would leave it in the event hub for good.
+    if (this.isClosed) throw new GatewayError("UNAVAILABLE", "the socket closed during connect");
     // Only `connect` reads the upgrade's headers (a trusted proxy's user header): an
     // authenticated connection lets them go. A pairing connection keeps a deadline: it must
     // ask to be paired within the pre-connect time.
