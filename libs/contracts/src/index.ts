@@ -14,6 +14,7 @@ export {
   DeliveryReceipt,
   DeliverySendRequest,
 } from "./gen/gateway/v1/delivery.pb.js";
+export { DeviceCredentialChange, PairDelivery, PairResolution } from "./gen/gateway/v1/devices.pb.js";
 export { AuthBlocked, ClientEvent } from "./gen/gateway/v1/events.pb.js";
 export {
   RunAbort,
@@ -57,6 +58,7 @@ export * from "./wire/frames.js";
 export { exceedsJsonDepth, jsonDepthMessage, MAX_JSON_DEPTH, topLevelPrimitive } from "./wire/json-depth.js";
 export * from "./wire/methods.js";
 export * from "./wire/delivery-methods.js";
+export * from "./wire/device-methods.js";
 export * from "./wire/run-methods.js";
 export * from "./wire/client-events.js";
 export * from "./wire/encoded-json.js";

@@ -5,7 +5,7 @@ import type { GatewayConfig } from "@gw/config";
 import { GatewayError, isGatewayError } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
 import type { RunQueue, RunRegistry } from "@gw/runs";
-import type { FastStore } from "@gw/store";
+import type { DurableStore, FastStore } from "@gw/store";
 import Fastify from "fastify";
 import { WebSocketServer } from "ws";
 import { AuthGate } from "./auth/auth-gate.js";
@@ -13,6 +13,7 @@ import { normalizeIp, requestTarget, TrustedProxies } from "./auth/client-addres
 import { FailedAuthLimiter } from "./auth/failed-auth-limiter.js";
 import { OriginPolicy } from "./auth/origin-policy.js";
 import type { BusDeps } from "./bus-deps.js";
+import { startDeviceServices } from "./devices/device-services.js";
 import { EventHub } from "./events/event-hub.js";
 import { RunEventRouter } from "./events/run-event-router.js";
 import { registerApiSend } from "./http/api-send.js";
@@ -25,6 +26,8 @@ import { registerToolsInvoke } from "./http/tools-invoke.js";
 import { agentRunMethods } from "./methods/agent-runs.js";
 import { agentMethods } from "./methods/agents.js";
 import { deliveryMethods } from "./methods/delivery.js";
+import { deviceMethods } from "./methods/devices.js";
+import { pairingMethods } from "./methods/pairing.js";
 import { MethodRegistry } from "./methods/registry.js";
 import { sessionMethods } from "./methods/sessions.js";
 import { RunClient } from "./runs/run-client.js";
@@ -36,6 +39,8 @@ export interface EdgeDeps {
   bus: Bus;
   subjects: Subjects;
   fastStore: FastStore;
+  /** Paired devices and their hashed tokens (JetStream KV, or the embedded gateway's files). */
+  durable: DurableStore;
   /** Run dispatch and the shared run registry: JetStream + Redis, or in process (shared with the runner). */
   runs: { queue: RunQueue; registry: RunRegistry };
   logger: Logger;
@@ -84,6 +89,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     { max: limits.failedAuthMax, windowMs: limits.failedAuthWindowSeconds * 1000 },
     { bus: deps.bus, subjects: deps.subjects },
   );
+  const devices = await startDeviceServices({ ...deps, logger });
   const authGate = new AuthGate(
     {
       token: config.gateway.auth.token,
@@ -92,8 +98,10 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
       overlayMode: config.gateway.overlay.mode,
       trustedProxy: config.gateway.auth.trustedProxy,
       trustedProxies,
+      pairingEnabled: config.gateway.pairing.enabled,
     },
     limiter,
+    devices.registry,
   );
   const busDeps: BusDeps = { bus: deps.bus, subjects: deps.subjects, requestTimeoutMs: limits.requestTimeoutMs };
   // Delivery answers within delivery.sendTimeoutMs (it fails the send itself then); the extra
@@ -115,6 +123,8 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     ...agentRunMethods(runs),
     ...sessionMethods(busDeps),
     ...deliveryMethods({ ...busDeps, sendTimeoutMs }),
+    ...pairingMethods(devices),
+    ...deviceMethods(devices),
   );
 
   const app = Fastify({
@@ -163,6 +173,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     logger,
     metrics: deps.metrics,
     events,
+    devices,
     preConnectTimeoutMs: limits.preConnectTimeoutMs,
     limits: { maxInFlight: limits.maxInFlightPerConnection, maxSendBufferBytes: limits.maxSendBufferBytes },
     hello: {
@@ -229,6 +240,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
       wss.close();
       events.close();
       limiter.close();
+      devices.close();
       runEvents.close();
       await app.close();
     },

@@ -1,10 +1,13 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Writable } from "node:stream";
 import { createSubjects, InProcessBus, serveRpc } from "@gw/bus";
 import { defaultConfig } from "@gw/config";
 import { GATEWAY_VERSION, RPC } from "@gw/contracts";
 import { createLogger, createMetrics } from "@gw/runtime";
 import { InProcessRunQueue, RunRegistry } from "@gw/runs";
-import { createMemoryFastStore, type FastStore } from "@gw/store";
+import { createFileDurableStore, createMemoryFastStore, type FastStore } from "@gw/store";
 import { type Edge, startEdge } from "../src/edge.js";
 
 export const FUZZ_TOKEN = "fuzz-token-0123456789";
@@ -71,12 +74,17 @@ export async function startFuzzEdge(limits: Record<string, number> = {}): Promis
     agents: [{ id: "main", name: "Main", model: "builtin/echo", description: "" }],
     defaultAgentId: "main",
   }));
+  // Paired devices: only approvals, rotations and revocations write here, valid calls of
+  // state-changing methods the generators leave out.
+  const durableDir = mkdtempSync(join(tmpdir(), "gw-fuzz-durable-"));
+  const durable = await createFileDurableStore(durableDir);
   const edge = await startEdge(
     {
       config,
       bus,
       subjects,
       fastStore: watched,
+      durable,
       runs: { queue: runQueue, registry: new RunRegistry(watched) },
       logger: createLogger({ service: "edge", level: "info", destination: sink }),
       metrics: createMetrics({ service: "edge", collectDefault: false }),
@@ -98,6 +106,8 @@ export async function startFuzzEdge(limits: Record<string, number> = {}): Promis
       await runQueue.close();
       await bus.close();
       await fastStore.close();
+      await durable.close();
+      rmSync(durableDir, { recursive: true, force: true });
     },
   };
 }

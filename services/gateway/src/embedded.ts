@@ -57,6 +57,8 @@ export async function startEmbedded(deps: {
       bus,
       subjects,
       fastStore,
+      // One file store for the process: the delivery outbox and the paired devices share it.
+      durable,
       runs: { queue: runQueue, registry: runRegistry },
       logger,
       metrics: deps.metrics,

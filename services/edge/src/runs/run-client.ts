@@ -38,6 +38,9 @@ export const RUN_WAIT_TIMINGS: RunWaitTimings = { pollMs: 1_000, settleMs: 2_000
 /** Beyond the run's own timeout: time to sit in the queue and to report back. */
 const QUEUE_GRACE_MS = 30_000;
 
+/** Throws when the caller may not touch this run (a webchat connection and another's session). */
+export type RunGuard = (record: RunRecord) => void;
+
 export interface StartRun extends AgentParams {
   sender?: string;
   /** Stateless: the conversation so far travels with the run and no session is touched. */
@@ -91,9 +94,10 @@ export class RunClient {
   }
 
   /** The run's record once final, or null when `timeoutMs` passes first. NOT_FOUND for unknown runs. */
-  async wait(runId: string, timeoutMs: number, follower: RunFollower = {}): Promise<RunRecord | null> {
+  async wait(runId: string, timeoutMs: number, follower: RunFollower = {}, guard?: RunGuard): Promise<RunRecord | null> {
     const record = await this.deps.registry.get(runId);
     if (record === null) throw new GatewayError("NOT_FOUND", `unknown run: ${runId}`);
+    guard?.(record);
     if (isFinal(record.state)) return record;
     // The run may end between the read above and the subscription: the wait checks at once.
     const waiting = await RunWaiting.follow(this.waiting, runId, follower, { startedBy: record.edgeId, checkFirst: true });
@@ -106,8 +110,9 @@ export class RunClient {
   }
 
   /** Asks whichever runner holds the run to stop; false for unknown or finished runs. */
-  async abort(runId: string): Promise<boolean> {
+  async abort(runId: string, guard?: RunGuard): Promise<boolean> {
     const record = await this.deps.registry.get(runId);
+    if (record !== null) guard?.(record);
     if (record === null || isFinal(record.state)) return false;
     // The marker catches a run still in the queue; the broadcast reaches the one running it.
     await this.deps.registry.requestAbort(runId);
