@@ -5,7 +5,7 @@ import tseslint from "typescript-eslint";
 import gwBoundaries from "./scripts/lint/import-boundaries.mjs";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "**/gen/**", "**/dist/**", "**/data/**", "bench/results/**"] },
+  { ignores: ["**/node_modules/**", "**/gen/**", "**/dist/**", "**/data/**", "bench/results/**", ".prof/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -17,11 +17,12 @@ export { type GatewayUnderTest, type Mode, TOKEN };
  */
 export function startBenchGateway(
   mode: Mode,
-  opts: { limits?: Record<string, unknown>; upstreamUrl?: string; metrics?: boolean } = {},
+  opts: { limits?: Record<string, unknown>; upstreamUrl?: string; metrics?: boolean; extraConfig?: Record<string, unknown> } = {},
 ): Promise<GatewayUnderTest> {
   const options: GatewayOptions = {
     gateway: { limits: { maxConnectionsPerIp: 100_000, ...opts.limits } },
     ...(opts.metrics ? { health: true } : {}),
+    ...(opts.extraConfig ? { extraConfig: opts.extraConfig } : {}),
   };
   if (opts.upstreamUrl) {
     // Agents on the fake upstream (bench/servers/fake-openai.ts): "fast" answers at once, "slow"

@@ -4,7 +4,8 @@ import type { LoadResult } from "./ws-load.js";
 
 export interface HttpLoadOptions {
   url: string;
-  body: string;
+  /** The request body, or a maker of one per request (unique idempotency keys). */
+  body: string | (() => string);
   headers: Record<string, string>;
   concurrency: number;
   warmupMs: number;
@@ -25,7 +26,7 @@ function post(agent: Agent, opts: HttpLoadOptions): Promise<number> {
     );
     req.setTimeout(30_000, () => req.destroy(new Error("no answer")));
     req.on("error", reject);
-    req.end(opts.body);
+    req.end(typeof opts.body === "function" ? opts.body() : opts.body);
   });
 }
 

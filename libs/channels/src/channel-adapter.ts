@@ -4,6 +4,7 @@
  * this seam is the ModelProvider port in services/agent-runner/src/providers/).
  */
 import { ChannelError } from "./channel-error.js";
+import type { ChannelReceiver, InboundEndpoint } from "./inbound.js";
 
 export interface ChannelLimits {
   /**
@@ -88,6 +89,12 @@ export interface ChannelAdapter {
   sendPoll?(poll: OutboundPoll, signal: AbortSignal): Promise<DeliveryReceipt>;
   /** Never throws for platform failures: they are `reachable: false` with the reason. */
   status(signal: AbortSignal): Promise<ChannelProbe>;
+  /** Webhook platforms: verifies and parses a forwarded request (libs/channels/src/inbound.ts). */
+  readonly inbound?: InboundEndpoint;
+  /** Polling and gateway platforms: reads the account's messages (one reader per account). */
+  readonly receiver?: ChannelReceiver;
+  /** Shows "typing…" in a chat until the next message or a few seconds pass, where the platform can. */
+  typing?(chat: string, threadId: string | undefined, signal: AbortSignal): Promise<void>;
 }
 
 /** One account of one configured channel, as a plugin factory receives it. */

@@ -89,6 +89,12 @@ export const IMessageSettingsSchema = z.strictObject({
   /** The BlueBubbles server. */
   bridgeUrl: httpUrl("bridgeUrl"),
   password: nonEmpty("password"),
+  /**
+   * Send through BlueBubbles' Private API helper instead of AppleScript (replies use it
+   * whatever this says). Needs the helper installed; AppleScript cannot send to the `any;-;`
+   * chats of macOS 26.
+   */
+  privateApi: z.boolean().default(false),
 });
 
 export const CHANNEL_SETTINGS_SCHEMAS = {

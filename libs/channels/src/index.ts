@@ -46,3 +46,12 @@ export {
   resolveAccounts,
 } from "./channel-accounts.js";
 export { chunkText, MIN_CHUNK_LIMIT } from "./chunk/chunk-text.js";
+export type {
+  ChannelReceiver,
+  InboundEndpoint,
+  InboundMessage,
+  InboundReply,
+  InboundResult,
+  RawInbound,
+  ReceivedBatch,
+} from "./inbound.js";

@@ -8,6 +8,12 @@ const env = {
   HOOKS_TOKEN: "hook-456",
   OPENAI_API_KEY: "sk-789",
   TELEGRAM_BOT_TOKEN: "bot-000",
+  SLACK_BOT_TOKEN: "xoxb-001",
+  DISCORD_BOT_TOKEN: "disc-002",
+  WHATSAPP_ACCESS_TOKEN: "wa-003",
+  BLUEBUBBLES_PASSWORD: "bb-004",
+  TELEGRAM_ALERTS_TOKEN: "bot-005",
+  TELEGRAM_SUPPORT_TOKEN: "bot-006",
 };
 
 describe("config/gateway.example.json5", () => {
@@ -17,7 +23,18 @@ describe("config/gateway.example.json5", () => {
     expect(config.gateway.auth).not.toHaveProperty("password");
     expect(config.agents.list.map((agent) => agent.model)).toEqual(["openai/gpt-4o-mini", "builtin/echo"]);
     expect(config.channels.default).toBe("telegram");
-    expect(collectSecrets(config).sort()).toEqual(["bot-000", "hook-456", "sk-789", "tok-123"]);
+    expect(collectSecrets(config).sort()).toEqual([
+      "bb-004",
+      "bot-000",
+      "bot-005",
+      "bot-006",
+      "disc-002",
+      "hook-456",
+      "sk-789",
+      "tok-123",
+      "wa-003",
+      "xoxb-001",
+    ]);
   });
 
   it("fails on the first missing variable with its key path", () => {

@@ -4,7 +4,7 @@ const positiveInt = z.int().positive();
 
 const MediaSchema = z
   .strictObject({
-    // Largest attachment delivery downloads for a bridge that needs the bytes (Signal).
+    // Largest attachment delivery downloads for a bridge that needs the bytes (Signal, iMessage).
     maxBytes: positiveInt.default(26_214_400),
     timeoutMs: positiveInt.default(20_000),
     // Media URLs must be public unless their host is listed here (SSRF guard).
@@ -30,6 +30,10 @@ export const DeliverySectionSchema = z
     outboxRetryForSeconds: positiveInt.default(3_600),
     // channels.status answers from a probe at most this old unless asked to probe now.
     probeCacheMs: positiveInt.default(30_000),
+    // "platform": pace every call by the platform's published limits (docs/decisions.md,
+    // Delivery). "off": only the platforms' own 429 cooldowns, for accounts with raised limits
+    // or a benchmark against a local fake.
+    pacing: z.enum(["platform", "off"]).default("platform"),
     media: MediaSchema,
   })
   .prefault({});

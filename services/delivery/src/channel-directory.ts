@@ -1,7 +1,7 @@
 import { CHANNEL_SETTINGS_SCHEMAS, type ChannelAdapter, isChannelKind, parseChannelAccounts } from "@gw/channels";
 import { type ChannelsConfig, channelEntries, ConfigError } from "@gw/config";
 import { GatewayError } from "@gw/contracts";
-import type { HttpClientFactory, PluginTable } from "./channels/registry.js";
+import { DEFAULT_MEDIA_LIMITS, type HttpClientFactory, type MediaLimits, type PluginTable } from "./channels/registry.js";
 
 /** One account of one configured channel, with its adapter. */
 export interface ChannelAccount {
@@ -35,7 +35,7 @@ export class ChannelDirectory {
     readonly defaultChannel: string | undefined,
   ) {}
 
-  static build(config: ChannelsConfig, plugins: PluginTable, http: HttpClientFactory): ChannelDirectory {
+  static build(config: ChannelsConfig, plugins: PluginTable, http: HttpClientFactory, media: MediaLimits = DEFAULT_MEDIA_LIMITS): ChannelDirectory {
     const channels = new Map<string, ChannelEntry>();
     for (const [id, channel] of channelEntries(config)) {
       const plugin = plugins.get(channel.kind);
@@ -50,7 +50,7 @@ export class ChannelDirectory {
           channelId: id,
           kind: channel.kind,
           accountId,
-          adapter: plugin.create({ channelId: id, accountId, settings, http }),
+          adapter: plugin.create({ channelId: id, accountId, settings, http, media }),
         }),
       );
       channels.set(id, { id, kind: channel.kind, accounts });

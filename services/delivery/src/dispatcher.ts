@@ -19,6 +19,8 @@ export interface DispatcherDeps extends PlatformCallDeps {
   windowMs: number;
   /** Media URLs must be public unless allowed here (SSRF guard). */
   media: SsrfPolicy;
+  /** delivery.pacing: "off" keeps only the platforms' own cooldowns. */
+  pacing?: "platform" | "off";
 }
 
 /** Albums are capped at what every platform takes when the adapter says nothing. */
@@ -163,7 +165,7 @@ export class Dispatcher {
     const target: PaceTarget = {
       account: `${account.channelId}:${account.accountId}`,
       chat: to,
-      rules: rateRulesFor(account.kind, to),
+      rules: this.deps.pacing === "off" ? [] : rateRulesFor(account.kind, to),
     };
     let receipt: PlatformReceipt;
     try {

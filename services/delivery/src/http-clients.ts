@@ -9,21 +9,10 @@ import type { HttpClientFactory } from "./channels/registry.js";
 export class HttpClients {
   private readonly clients: HttpClient[] = [];
 
-  /**
-   * `media` is the SSRF policy for URLs outside a client's base URL (media a bridge downloads):
-   * delivery.media.allowHosts / allowPrivateNetworks.
-   */
-  constructor(
-    private readonly secrets: readonly string[] = [],
-    private readonly media?: SsrfPolicy,
-  ) {}
+  constructor(private readonly secrets: readonly string[] = []) {}
 
   readonly factory: HttpClientFactory = (opts) => {
-    const client = createHttpClient({
-      ...opts,
-      secrets: [...(opts.secrets ?? []), ...this.secrets],
-      ...(this.media === undefined ? {} : { ssrf: this.media }),
-    });
+    const client = createHttpClient({ ...opts, secrets: [...(opts.secrets ?? []), ...this.secrets] });
     this.clients.push(client);
     return client;
   };
@@ -31,4 +20,12 @@ export class HttpClients {
   async close(): Promise<void> {
     await Promise.allSettled(this.clients.splice(0).map((client) => client.close()));
   }
+}
+
+/**
+ * A factory whose clients fetch media (bridges that upload the bytes) from exactly the hosts a
+ * send's media URLs were checked against (`delivery.media`), unless a client names its own policy.
+ */
+export function withMediaPolicy(factory: HttpClientFactory, ssrf: SsrfPolicy): HttpClientFactory {
+  return (opts) => factory({ ssrf, ...opts });
 }

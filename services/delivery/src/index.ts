@@ -1,4 +1,12 @@
 export { CHANNEL_PLUGINS } from "./channels/index.js";
-export { type ChannelPlugin, type HttpClientFactory, type PluginTable, pluginTable } from "./channels/registry.js";
+export {
+  type ChannelPlugin,
+  DEFAULT_MEDIA_LIMITS,
+  type HttpClientFactory,
+  type MediaLimits,
+  type PluginContext,
+  type PluginTable,
+  pluginTable,
+} from "./channels/registry.js";
 export { HttpClients } from "./http-clients.js";
 export { type DeliveryService, type DeliveryServiceDeps, startDeliveryService } from "./service.js";

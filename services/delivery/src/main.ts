@@ -15,7 +15,7 @@ runMain("delivery", async () => {
   // The outbox is delivery's own durable state, on the process's NATS connection (JetStream KV).
   const durable = createJetStreamDurableStore(host.nc);
   host.shutdown.add("jetstream", () => durable.close());
-  const http = new HttpClients(collectSecrets(host.config), host.config.delivery.media);
+  const http = new HttpClients(collectSecrets(host.config));
   host.shutdown.add("http-clients", () => http.close());
   const service = await startDeliveryService({
     config: host.config,

@@ -8,6 +8,7 @@ import { ChannelDirectory } from "./channel-directory.js";
 import { ChannelStatusReporter } from "./channel-status.js";
 import type { HttpClientFactory, PluginTable } from "./channels/registry.js";
 import { Dispatcher } from "./dispatcher.js";
+import { withMediaPolicy } from "./http-clients.js";
 import { IdempotentRunner } from "./idempotency.js";
 import { Outbox } from "./outbox.js";
 import { Pacer } from "./pacer.js";
@@ -48,7 +49,11 @@ const CLAIM_TTL_MS = 15_000;
  */
 export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<DeliveryService> {
   const settings = deps.config.delivery;
-  const directory = ChannelDirectory.build(deps.config.channels, deps.plugins, deps.http);
+  const mediaPolicy = { allowHosts: settings.media.allowHosts, allowPrivateNetworks: settings.media.allowPrivateNetworks };
+  const directory = ChannelDirectory.build(deps.config.channels, deps.plugins, withMediaPolicy(deps.http, mediaPolicy), {
+    maxBytes: settings.media.maxBytes,
+    timeoutMs: settings.media.timeoutMs,
+  });
   const windowMs = settings.idempotencyWindowSeconds * 1000;
   const claimTtlMs = CLAIM_TTL_MS;
   const status = new StatusBook(deps.fastStore);
@@ -62,7 +67,8 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
     callTimeoutMs: settings.callTimeoutMs,
     sendTimeoutMs: settings.sendTimeoutMs,
     windowMs,
-    media: { allowHosts: settings.media.allowHosts, allowPrivateNetworks: settings.media.allowPrivateNetworks },
+    media: mediaPolicy,
+    pacing: settings.pacing,
   });
   const outbox = new Outbox(
     { kv: await deps.durable.kv("delivery_outbox"), store: deps.fastStore, dispatcher, logger: deps.logger },

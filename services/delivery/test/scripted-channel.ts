@@ -44,7 +44,7 @@ export class ScriptedAdapter implements ChannelAdapter {
   }
 }
 
-export function setup(opts: { store?: FastStore; polls?: boolean; sendTimeoutMs?: number } = {}) {
+export function setup(opts: { store?: FastStore; polls?: boolean; sendTimeoutMs?: number; pacing?: "platform" | "off" } = {}) {
   const adapter = new ScriptedAdapter();
   if (opts.polls === false) Object.assign(adapter.limits, { polls: false });
   const plugin: ChannelPlugin = { kind: "telegram", create: () => adapter };
@@ -68,6 +68,7 @@ export function setup(opts: { store?: FastStore; polls?: boolean; sendTimeoutMs?
     windowMs: 60_000,
     media: { allowHosts: [], allowPrivateNetworks: false },
     backoff: { baseMs: 10, capMs: 20 },
+    pacing: opts.pacing ?? "platform",
   });
   return { adapter, dispatcher, store };
 }

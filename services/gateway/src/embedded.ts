@@ -39,7 +39,7 @@ export async function startEmbedded(deps: {
   const sessionStore = await FileSessionRepository.open(join(resolve(config.gateway.dataDir), "sessions"));
   const sessions = startSessionsService({ config, bus, subjects, repo: sessionStore, logger });
   const durable = await createFileDurableStore(join(resolve(config.gateway.dataDir), "durable"));
-  const http = new HttpClients(collectSecrets(config), config.delivery.media);
+  const http = new HttpClients(collectSecrets(config));
   const delivery = await startDeliveryService({
     config,
     bus,

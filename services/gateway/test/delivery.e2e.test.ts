@@ -1,6 +1,6 @@
-import { DEFAULT_TELEGRAM_BOTS, type FakeTelegram, startFakeTelegram } from "@gw/testing";
+import { DEFAULT_TELEGRAM_BOTS, type FakeModelServer, type FakeTelegram, startFakeModelServer, startFakeTelegram } from "@gw/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { collectRun, send } from "./fixtures/agent-runs.js";
+import { collectRun, RUN_AGENTS, runModels, send } from "./fixtures/agent-runs.js";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
 import { httpRequest } from "./fixtures/http.js";
 import { WsClient } from "./fixtures/ws-client.js";
@@ -27,12 +27,16 @@ function channels(fake: FakeTelegram) {
 
 describe.each(MODES)("delivery through the gateway (%s)", (mode) => {
   let fake: FakeTelegram;
+  let model: FakeModelServer;
   let gw: GatewayUnderTest;
   let client: WsClient;
 
   beforeAll(async () => {
     fake = await startFakeTelegram();
+    model = await startFakeModelServer();
     gw = await startGateway(mode, {
+      agents: [...RUN_AGENTS, { id: "notifier", name: "Notifier", model: "fake-openai/gpt-test", tools: ["message.send"] }],
+      models: runModels(model),
       extraConfig: { channels: channels(fake), delivery: { sendTimeoutMs: 20_000, maxAttempts: 3 } },
     });
     client = await WsClient.open(gw.wsUrl());
@@ -42,6 +46,7 @@ describe.each(MODES)("delivery through the gateway (%s)", (mode) => {
     client?.close();
     await gw?.stop();
     await fake?.close();
+    await model?.close();
   });
   beforeEach(() => fake.reset());
 
@@ -166,6 +171,24 @@ describe.each(MODES)("delivery through the gateway (%s)", (mode) => {
     while (fake.delivered.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(fake.delivered.map((d) => d.text)).toEqual(["answer me on telegram"]);
     expect(fake.delivered[0]!.chat).toBe(CHAT);
+  });
+
+  it("lets an agent send a message with its message.send tool, to the chat of its session", async () => {
+    const runId = `tool-${mode}-${Date.now()}`;
+    const response = send(client, "agent", {
+      message: "tools:message__send tell them",
+      // A session of its own: tg:4242 already runs on builtin/echo (the deliver test above).
+      sessionKey: `ops:${CHAT}`,
+      agentId: "notifier",
+      runId,
+    });
+    const events = await collectRun(client, runId);
+    expect(await response).toMatchObject({ ok: true });
+    const result = events.find((e) => e.stream === "tool" && e.data.phase === "result");
+    expect(result?.data.result).toMatchObject({ sent: true, channel: "ops", to: CHAT });
+    expect(fake.delivered.map((d) => [d.id, d.text])).toEqual([
+      [(result?.data.result as { messageId: string }).messageId, "sent by the agent's message tool"],
+    ]);
   });
 
   it("reports channels.status per account with the probe and the last success", async () => {

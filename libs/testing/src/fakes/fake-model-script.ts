@@ -2,6 +2,7 @@
  * What the fake model does, chosen by words in the latest user message, so e2e tests steer
  * a real provider adapter through the real wire format:
  * - `tools:a,b`   first turn calls tools a and b (wire names), then answers once results are back
+ *                 (`http__fetch` gets a URL, `message__send` a message text, others no arguments)
  * - `slow`        streams 40 chunks, 100 ms apart (abort and runner-death tests)
  * - `fail500`     always HTTP 500;  `fail429` HTTP 429 with retry-after: 0 on the first try of each conversation
  * - `busy429`     HTTP 429 with retry-after: 0 on every try (retries run out at once)
@@ -37,6 +38,13 @@ function split(text: string, parts: number): string[] {
   return out;
 }
 
+/** Arguments the fake model passes to a tool it calls, by the tool's wire name. */
+function toolArguments(name: string): Record<string, unknown> {
+  if (name.includes("fetch")) return { url: "http://127.0.0.1:9/" };
+  if (name.includes("message")) return { message: "sent by the agent's message tool" };
+  return {};
+}
+
 export function planTurn(c: FakeConversation): FakeTurn {
   const msg = c.lastUser;
   // First: a transcript quotes earlier user messages, which may hold any of the words below.
@@ -56,7 +64,7 @@ export function planTurn(c: FakeConversation): FakeTurn {
   if (tools && c.toolResults.length === 0) {
     return {
       kind: "tools",
-      calls: tools[1]!.split(",").map((name, i) => ({ id: `call_${i + 1}`, name, arguments: name.includes("fetch") ? { url: "http://127.0.0.1:9/" } : {} })),
+      calls: tools[1]!.split(",").map((name, i) => ({ id: `call_${i + 1}`, name, arguments: toolArguments(name) })),
     };
   }
   if (tools) return { kind: "text", chunks: split(`Tools said: ${c.toolResults.length} results`, 3), delayMs: 0 };

@@ -42,6 +42,13 @@ describe("fake signal-cli-rest-api", () => {
     ]);
   });
 
+  it("refuses a quote without its author, as signal-cli does", async () => {
+    const { status, body } = await post("/v2/send", { number: "+15550001111", recipients: ["+15557654321"], message: "hi", quote_timestamp: 1700000000123 });
+    expect(status).toBe(400);
+    expect(body.error).toBe("Quote author parameter is missing");
+    expect(signal.delivered).toHaveLength(0);
+  });
+
   it("gives every send its own timestamp", async () => {
     const a = (await post("/v2/send", { number: "+15550001111", recipients: ["+15557654321"], message: "a" })).body.timestamp;
     const b = (await post("/v2/send", { number: "+15550001111", recipients: ["+15557654321"], message: "b" })).body.timestamp;

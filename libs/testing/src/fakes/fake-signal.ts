@@ -1,9 +1,10 @@
 /**
  * signal-cli-rest-api (https://github.com/bbernhard/signal-cli-rest-api), the HTTP bridge in
  * front of signal-cli: `POST /v2/send` `{ message, number, recipients, base64_attachments,
- * quote_timestamp, quote_author }` -> 201 `{ timestamp }`; `POST /v1/polls/{number}`;
- * `GET /v1/about`, `/v1/accounts`, `/v1/health`. Errors are `{ error }`, mostly with status 400;
- * a rate limit is 429 with challenge tokens and no hint of how long to wait.
+ * quote_timestamp, quote_author }` -> 201 `{ timestamp }` (a quote needs both quote fields);
+ * `POST /v1/polls/{number}`; `GET /v1/about`, `/v1/accounts`, `/v1/health`. Errors are
+ * `{ error }`, mostly with status 400; a rate limit is 429 with challenge tokens and no hint of
+ * how long to wait.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -66,6 +67,10 @@ export async function startFakeSignal(
     const message = typeof body.message === "string" ? body.message : "";
     if (message === "" && media.length === 0) return refuse("Failed to send message: message is empty");
     const quote = body.quote_timestamp;
+    // signal-cli finds the quoted message by timestamp and author (SendCommand).
+    if (quote !== undefined && (typeof body.quote_author !== "string" || body.quote_author === "")) {
+      return refuse("Quote author parameter is missing");
+    }
     const sent = timestamp();
     for (const chat of recipients) {
       ctx.deliver({

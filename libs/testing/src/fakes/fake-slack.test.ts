@@ -39,6 +39,22 @@ describe("fake Slack Web API", () => {
     expect(slack.requests[0]!.headers.authorization).toBe(`Bearer ${one!.token}`);
   });
 
+  it("records links in mrkdwn sections as media, in block order, but not in plain_text", async () => {
+    await call("chat.postMessage", {
+      channel: "C0FAKE0001",
+      text: "files",
+      blocks: [
+        { type: "section", text: { type: "mrkdwn", text: "<https://cdn.example/r.pdf?a=1&amp;b=2|r.pdf>" } },
+        { type: "image", image_url: "https://cdn.example/a.png", alt_text: "a" },
+        { type: "section", text: { type: "plain_text", text: "<https://cdn.example/not-a-link>" } },
+      ],
+    });
+    expect(slack.delivered[0]!.media).toEqual([
+      { url: "https://cdn.example/r.pdf?a=1&b=2", kind: "link" },
+      { url: "https://cdn.example/a.png", kind: "image" },
+    ]);
+  });
+
   it("gives every message its own increasing ts", async () => {
     const a = (await call("chat.postMessage", { channel: "C0FAKE0001", text: "a" })).body.ts as string;
     const b = (await call("chat.postMessage", { channel: "C0FAKE0001", text: "b" })).body.ts as string;

@@ -1,7 +1,9 @@
 /**
  * Slack Web API (https://api.slack.com/web): `POST /api/<method>` with a Bearer bot token and a
  * JSON or form body. Refusals are HTTP 200 `{ ok: false, error: "<code>" }`; only rate limits
- * change the status (429 with `Retry-After` in seconds). Media by URL travels as image blocks.
+ * change the status (429 with `Retry-After` in seconds). Media by URL travels as image blocks
+ * (recorded with kind "image"), or as a link in a mrkdwn section (`<url|label>`, recorded with
+ * kind "link": what the reader sees, and what Slack fetches to unfurl).
  */
 import {
   bearerToken,
@@ -143,7 +145,14 @@ function dmId(userId: string): string {
   return `D${userId.replace(/^U/, "")}`;
 }
 
-/** Texts of section blocks and URLs of image blocks; undefined when a block is malformed. */
+/** A link in mrkdwn: `<url>` or `<url|label>`; `&`, `<` and `>` inside are HTML-escaped. */
+const MRKDWN_LINK = /<(https?:\/\/[^|>\s]+)(?:\|[^>]*)?>/g;
+
+function unescapeMrkdwn(text: string): string {
+  return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
+
+/** Texts of section blocks, URLs of image blocks and of mrkdwn links, in order; undefined when a block is malformed. */
 function parseBlocks(blocks: unknown): { texts: string[]; media: FakeMedia[] } | undefined {
   const out = { texts: [] as string[], media: [] as FakeMedia[] };
   if (blocks === undefined) return out;
@@ -155,9 +164,13 @@ function parseBlocks(blocks: unknown): { texts: string[]; media: FakeMedia[] } |
       if (url === undefined || !/^https?:\/\//.test(url) || str(block.alt_text) === undefined) return undefined;
       out.media.push({ url, kind: "image" });
     } else if (block.type === "section") {
-      const text = (block.text as Params | undefined)?.text;
+      const object = block.text as Params | undefined;
+      const text = object?.text;
       if (typeof text !== "string") return undefined;
       out.texts.push(text);
+      if (object?.type === "mrkdwn") {
+        for (const link of text.matchAll(MRKDWN_LINK)) out.media.push({ url: unescapeMrkdwn(link[1]!), kind: "link" });
+      }
     }
   }
   return out;

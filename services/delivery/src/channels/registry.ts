@@ -8,13 +8,33 @@ import type { HttpClient, HttpClientOptions } from "@gw/http-client";
 export type HttpClientFactory = (opts: HttpClientOptions) => HttpClient;
 
 /**
+ * How much media a plugin that uploads bytes (a bridge such as signal-cli-rest-api or
+ * BlueBubbles) may fetch for one attachment: `delivery.media` of the config.
+ */
+export interface MediaLimits {
+  /** Largest attachment downloaded, in bytes; a larger one is refused. */
+  maxBytes: number;
+  /** Deadline of one download, in milliseconds. */
+  timeoutMs: number;
+}
+
+/** The `delivery.media` defaults, for directories built without a config (tests). */
+export const DEFAULT_MEDIA_LIMITS: Readonly<MediaLimits> = Object.freeze({ maxBytes: 26_214_400, timeoutMs: 20_000 });
+
+/** What a plugin gets to build one account's adapter. */
+export interface PluginContext<K extends ChannelKind = ChannelKind> extends ChannelPluginConfig<ChannelSettings<K>, HttpClientFactory> {
+  /** `delivery.media`; absent (a plugin's own tests): DEFAULT_MEDIA_LIMITS. */
+  media?: MediaLimits;
+}
+
+/**
  * A platform plugin: its kind (the `kind` of `channels.<id>`) and how to make one account's
  * adapter from that account's settings, already validated by the kind's schema
  * (`CHANNEL_SETTINGS_SCHEMAS` in @gw/channels).
  */
 export interface ChannelPlugin<K extends ChannelKind = ChannelKind> {
   readonly kind: K;
-  create(config: ChannelPluginConfig<ChannelSettings<K>, HttpClientFactory>): ChannelAdapter;
+  create(config: PluginContext<K>): ChannelAdapter;
 }
 
 export function definePlugin<K extends ChannelKind>(plugin: ChannelPlugin<K>): ChannelPlugin<K> {

@@ -8,7 +8,7 @@
 import type { ErrorBodyInfo, HttpClient, ResponseHeaders } from "@gw/http-client";
 import { retryAfterFromBody } from "@gw/http-client";
 import { z } from "zod";
-import { channelErrorOf, type PlatformErrorReading } from "../http-failure.js";
+import { channelErrorOf, type PlatformErrorReading } from "../http-channel-error.js";
 
 /** Discord's JSON error codes the plugin acts on. */
 export const DISCORD_CODES = {

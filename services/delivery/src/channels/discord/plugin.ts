@@ -14,7 +14,7 @@ import {
   receiptOf,
 } from "@gw/channels";
 import type { HttpClient } from "@gw/http-client";
-import { isAbort } from "../http-failure.js";
+import { isAbort } from "../http-channel-error.js";
 import { definePlugin } from "../registry.js";
 import { type CreateMessageBody, DISCORD_CODES, DISCORD_USER_AGENT, DiscordApi, readDiscordError, type UploadFile } from "./api.js";
 import { downloadAttachments } from "./attachments.js";

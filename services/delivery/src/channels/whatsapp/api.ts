@@ -8,7 +8,7 @@
 import type { ChannelErrorKind } from "@gw/channels";
 import type { ErrorBodyInfo, HttpClient } from "@gw/http-client";
 import { z } from "zod";
-import { channelErrorOf, type PlatformErrorReading } from "../http-failure.js";
+import { channelErrorOf, type PlatformErrorReading } from "../http-channel-error.js";
 
 export type WhatsAppMediaType = "image" | "video" | "audio" | "document";
 

@@ -3,7 +3,7 @@
  * reply quoting that message (`context.message_id`). The Cloud API has no polls and no albums.
  */
 import { type ChannelAdapter, ChannelError, type ChannelProbe, type DeliveryReceipt, type OutboundMessage, receiptOf } from "@gw/channels";
-import { isAbort } from "../http-failure.js";
+import { isAbort } from "../http-channel-error.js";
 import { definePlugin } from "../registry.js";
 import { readGraphError, WhatsAppApi, type WhatsAppContent } from "./api.js";
 import { CAPTIONED, WHATSAPP_CAPTION_LIMIT, whatsappMedium } from "./media.js";

@@ -1,7 +1,7 @@
 import { type ChannelError } from "@gw/channels";
 import { HttpError } from "@gw/http-client";
 import { describe, expect, it } from "vitest";
-import { channelErrorOf, isAbort, type PlatformErrorReading } from "./http-failure.js";
+import { channelErrorOf, isAbort, type PlatformErrorReading } from "./http-channel-error.js";
 
 const reading: PlatformErrorReading = {
   codeOf: (json) => ((json as { code?: unknown } | undefined)?.code === undefined ? undefined : String((json as { code: unknown }).code)),

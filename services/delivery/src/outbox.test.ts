@@ -1,0 +1,130 @@
+import { ChannelError } from "@gw/channels";
+import type { DeliverySendRequest } from "@gw/contracts";
+import { createLogger } from "@gw/runtime";
+import { createFileDurableStore, type DurableStore } from "@gw/store";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { setup } from "../test/scripted-channel.js";
+import { Outbox } from "./outbox.js";
+
+const logger = createLogger({ service: "test", level: "silent" });
+const makeTempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+const stores: DurableStore[] = [];
+const outboxes: Outbox[] = [];
+
+async function durable(dir: string): Promise<DurableStore> {
+  const store = await createFileDurableStore(dir);
+  stores.push(store);
+  return store;
+}
+
+function message(over: Partial<DeliverySendRequest> = {}): DeliverySendRequest {
+  return {
+    channel: "",
+    to: "42",
+    text: "an agent's answer",
+    mediaUrls: [],
+    gifPlayback: false,
+    accountId: "",
+    threadId: "",
+    sessionKey: "",
+    idempotencyKey: `run:${Math.random()}`,
+    ...over,
+  };
+}
+
+async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+afterEach(async () => {
+  for (const o of outboxes.splice(0)) await o.stop();
+  for (const s of stores.splice(0)) await s.close();
+});
+
+describe("Outbox", () => {
+  it("keeps a job until the platform took it, and takes a repeated key once", async () => {
+    const dir = makeTempDir("outbox-");
+    const { adapter, dispatcher, store } = setup({ pacing: "off" });
+    const kv = await (await durable(dir)).kv("delivery_outbox");
+    const outbox = new Outbox({ kv, store, dispatcher, logger }, { replicaId: "a", retryForMs: 60_000, leaseMs: 1_000, scanEveryMs: 50 });
+    outboxes.push(outbox);
+    outbox.start();
+    const job = message();
+    const first = await outbox.enqueue(job, "run:1");
+    expect(await outbox.enqueue(job, "run:1")).toEqual({ jobId: first.jobId, duplicate: true });
+    await until(() => adapter.sent.length === 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await outbox.pending()).toBe(0);
+    expect(adapter.sent).toHaveLength(1);
+  });
+
+  it("retries a transient failure later and drops a permanent one", async () => {
+    const dir = makeTempDir("outbox-");
+    const { adapter, dispatcher, store } = setup({ pacing: "off" });
+    const kv = await (await durable(dir)).kv("delivery_outbox");
+    const outbox = new Outbox({ kv, store, dispatcher, logger }, { replicaId: "a", retryForMs: 60_000, leaseMs: 1_000, scanEveryMs: 50 });
+    outboxes.push(outbox);
+    const down = () => new ChannelError("unavailable", "502");
+    adapter.script.push(down(), down(), down()); // maxAttempts is 3: the first job attempt fails
+    outbox.start();
+    await outbox.enqueue(message({ text: "retried" }), "run:2");
+    await until(() => adapter.sent.length === 1, 8_000);
+    expect(await outbox.pending()).toBe(0);
+
+    adapter.script.push(new ChannelError("rejected", "Bad Request: chat not found", { status: 400 }));
+    await outbox.enqueue(message({ text: "refused" }), "run:3");
+    await until(() => adapter.script.length === 0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await outbox.pending()).toBe(0);
+    expect(adapter.sent.map((m) => ("text" in m ? m.text : ""))).toEqual(["retried"]);
+  });
+
+  it("survives a restart with jobs waiting", async () => {
+    const dir = makeTempDir("outbox-");
+    const first = setup({ pacing: "off" });
+    // A process that accepts the job and dies before working it (stopped: it works nothing).
+    const before = new Outbox(
+      { kv: await (await durable(dir)).kv("delivery_outbox"), store: first.store, dispatcher: first.dispatcher, logger },
+      { replicaId: "dead", retryForMs: 60_000, leaseMs: 1_000 },
+    );
+    await before.stop();
+    await before.enqueue(message({ text: "waited for a restart" }), "run:4");
+    await stores.splice(0).reduce((p, s) => p.then(() => s.close()), Promise.resolve());
+
+    const after = setup({ pacing: "off" });
+    const outbox = new Outbox(
+      { kv: await (await durable(dir)).kv("delivery_outbox"), store: after.store, dispatcher: after.dispatcher, logger },
+      { replicaId: "b", retryForMs: 60_000, leaseMs: 1_000, scanEveryMs: 50 },
+    );
+    outboxes.push(outbox);
+    outbox.start();
+    await until(() => after.adapter.sent.length === 1);
+    expect(after.adapter.sent[0]).toMatchObject({ text: "waited for a restart" });
+  });
+
+  it("takes over a job whose holder died once its lease lapses", async () => {
+    const dir = makeTempDir("outbox-");
+    const shared = setup({ pacing: "off" });
+    const kv = await (await durable(dir)).kv("delivery_outbox");
+    const job = message({ text: "orphaned" });
+    const jobId = Outbox.jobId(job.idempotencyKey);
+    // The dead holder's lease, still running for 300 ms.
+    await shared.store.values.set(`delivery:outbox:lease:${jobId}`, "dead", { ttlMs: 300 });
+    const dead = new Outbox({ kv, store: shared.store, dispatcher: shared.dispatcher, logger }, { replicaId: "dead", retryForMs: 60_000, leaseMs: 1_000 });
+    await dead.stop();
+    await dead.enqueue(job, "run:5");
+    const survivor = new Outbox({ kv, store: shared.store, dispatcher: shared.dispatcher, logger }, { replicaId: "b", retryForMs: 60_000, leaseMs: 1_000, scanEveryMs: 50 });
+    outboxes.push(survivor);
+    const started = Date.now();
+    survivor.start();
+    await until(() => shared.adapter.sent.length === 1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+  });
+});
