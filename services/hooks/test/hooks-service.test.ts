@@ -160,6 +160,20 @@ describe("POST /hooks/wake over the bus", () => {
     expect((await h.service.heartbeat.beat()).taken).toHaveLength(1);
   });
 
+  it("drops an unreadable queued text or deferred run instead of blocking every heartbeat after it", async () => {
+    h = await startHarness();
+    await (await h.durable.kv("hooks_wake")).create("000000000000001-broken", Buffer.from("{not json"));
+    await (await h.durable.kv("hooks_deferred")).create("000000000000001-broken", Buffer.from([0xff, 0xff, 0xff]));
+    await h.wake("still here", "next-heartbeat");
+    const beat = await h.service.heartbeat.beat();
+    await until(() => h!.runs.length === 1);
+    expect(h.runs[0]).toMatchObject({ runId: beat.runId, message: expect.stringMatching(/^Heartbeat: 1 system event .*still here$/s) });
+    expect(await h.service.wake.size()).toBe(0);
+    expect(await (await h.durable.kv("hooks_deferred")).keys()).toEqual([]);
+    await settle();
+    expect(h.runs).toHaveLength(1);
+  });
+
   it("beats on its own every interval, one replica per interval", async () => {
     h = await startHarness({ heartbeat: { intervalSeconds: 1 } });
     const second = await h.replica("second");

@@ -17,12 +17,18 @@ export class DeferredRuns {
     await this.kv.create(`${String(request.acceptedAt).padStart(15, "0")}-${request.runId}`, encodeMessage(RunRequest, request));
   }
 
+  /** In acceptance order. An entry that cannot be decoded is dropped, rather than block every heartbeat after it. */
   async list(): Promise<DeferredRun[]> {
     const keys = (await this.kv.keys()).sort();
     const runs: DeferredRun[] = [];
     for (const key of keys) {
       const entry = await this.kv.get(key);
-      if (entry !== null) runs.push({ key, request: RunRequest.decode(entry.value) });
+      if (entry === null) continue;
+      try {
+        runs.push({ key, request: RunRequest.decode(entry.value) });
+      } catch {
+        await this.kv.delete(key);
+      }
     }
     return runs;
   }

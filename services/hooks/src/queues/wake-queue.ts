@@ -14,6 +14,14 @@ export interface WakeEvent {
 
 const StoredEventSchema = z.object({ text: z.string(), source: z.string(), at: z.number() });
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Keys sort in the order texts were queued: zero-padded epoch ms, then a random tie-breaker. */
 function newKey(now: number): string {
   return `${String(now).padStart(15, "0")}-${randomUUID()}`;
@@ -40,13 +48,17 @@ export class WakeQueue {
     return (await this.kv.keys()).sort().slice(0, max);
   }
 
-  /** The events still queued under `keys`, in queue order; removed ones are skipped. */
+  /**
+   * The events still queued under `keys`, in queue order; removed ones are skipped, and so is an
+   * entry that cannot be read (it is removed with the rest of its turn rather than block every
+   * heartbeat after it).
+   */
   async read(keys: readonly string[]): Promise<WakeEvent[]> {
     const entries = await Promise.all(keys.map(async (key) => ({ key, entry: await this.kv.get(key) })));
     const events: WakeEvent[] = [];
     for (const { key, entry } of entries) {
       if (entry === null) continue;
-      const parsed = StoredEventSchema.safeParse(JSON.parse(Buffer.from(entry.value).toString("utf8")));
+      const parsed = StoredEventSchema.safeParse(parseJson(Buffer.from(entry.value).toString("utf8")));
       if (parsed.success) events.push({ key, ...parsed.data });
     }
     return events.sort((a, b) => (a.key < b.key ? -1 : 1));
