@@ -49,6 +49,9 @@ CMD ["node", "--enable-source-maps", "dist/sessions.js"]
 FROM runtime AS delivery
 CMD ["node", "--enable-source-maps", "dist/delivery.js"]
 
+FROM runtime AS hooks
+CMD ["node", "--enable-source-maps", "dist/hooks.js"]
+
 FROM runtime AS gateway
 EXPOSE 18789
 # Inside a container, loopback is the container itself: listen on every interface (a token is required).

@@ -16,6 +16,7 @@ export {
 } from "./gen/gateway/v1/delivery.pb.js";
 export { DeviceCredentialChange, PairDelivery, PairResolution } from "./gen/gateway/v1/devices.pb.js";
 export { AuthBlocked, ClientEvent } from "./gen/gateway/v1/events.pb.js";
+export { HookAccepted, HookAgentRequest, HookMappingRequest, HookWakeRequest } from "./gen/gateway/v1/hooks.pb.js";
 export {
   RunAbort,
   RunHistoryMessage,
@@ -65,3 +66,4 @@ export * from "./wire/encoded-json.js";
 export * from "./wire/session-views.js";
 export * from "./wire/tool-result.js";
 export { SESSION_KEY_MAX_BYTES, sessionKeyProblem } from "./wire/session-key.js";
+export * from "./wire/hook-bodies.js";

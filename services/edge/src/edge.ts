@@ -20,6 +20,7 @@ import { registerApiSend } from "./http/api-send.js";
 import { registerOriginCheck } from "./http/browser-origin.js";
 import { registerChatCompletions } from "./http/chat-completions.js";
 import { httpErrorResponse, sendHttpError } from "./http/errors.js";
+import { registerHooks } from "./http/hooks.js";
 import { registerDepthLimitedJson } from "./http/json-body.js";
 import { registerRoutes } from "./http/routes.js";
 import { registerToolsInvoke } from "./http/tools-invoke.js";
@@ -156,6 +157,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   registerChatCompletions(app, { ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
   registerToolsInvoke(app, httpDeps);
   registerApiSend(app, { ...httpDeps, sendTimeoutMs });
+  registerHooks(app, { ...busDeps, hooks: config.hooks, limiter, trustedProxies });
 
   // Our own `connections` set tracks the sockets, so ws keeps no second set (and no extra
   // close listener per socket).

@@ -57,6 +57,10 @@ async function start(argv: string[], env: Record<string, string | undefined>): P
   for (const agent of config.agents.list) {
     out(`  agent ${agent.id}${agent.id === config.agents.default ? " (default)" : ""}: model ${agent.model}`);
   }
+  if (config.hooks.enabled) {
+    const paths = ["wake", "agent", ...config.hooks.mappings.map((mapping) => mapping.path)];
+    out(`  hooks: POST ${config.hooks.path}/{${paths.join(",")}}, heartbeat every ${config.hooks.heartbeat.intervalSeconds} s`);
+  }
   if (generatedToken)
     out(`  token: ${generatedToken}   (generated for this run; set gateway.auth.token to keep one)`);
   else if (!config.gateway.auth.token && !config.gateway.auth.password) {

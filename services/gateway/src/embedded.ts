@@ -6,6 +6,7 @@ import { CHANNEL_PLUGINS, HttpClients, startDeliveryService } from "@gw/delivery
 import { collectSecrets, type GatewayConfig } from "@gw/config";
 import { GATEWAY_VERSION } from "@gw/contracts";
 import { type Edge, startEdge } from "@gw/edge";
+import { type HooksService, startHooksService } from "@gw/hooks";
 import type { Logger, Metrics } from "@gw/runtime";
 import { InProcessRunQueue, RunRegistry, registryOptionsFor } from "@gw/runs";
 import { FileSessionRepository, startSessionsService } from "@gw/sessions";
@@ -49,6 +50,19 @@ export async function startEmbedded(deps: {
     http: http.factory,
     logger,
   });
+  // Only when hooks are on: the heartbeat has nothing to do otherwise.
+  let hooks: HooksService | undefined;
+  if (config.hooks.enabled) {
+    hooks = await startHooksService({
+      config,
+      bus,
+      subjects,
+      fastStore,
+      durable,
+      runs: { queue: runQueue, registry: runRegistry },
+      logger,
+    });
+  }
   const isHealthy = () =>
     bus.isHealthy() && fastStore.isHealthy() && sessionStore.isHealthy() && durable.isHealthy();
   const edge = await startEdge(
@@ -73,6 +87,7 @@ export async function startEmbedded(deps: {
     isHealthy,
     close: async () => {
       await edge.close();
+      await hooks?.stop();
       await runner.stop();
       await delivery.stop();
       await http.close();
