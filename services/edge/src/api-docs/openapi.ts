@@ -1,4 +1,4 @@
-import { ApiSendBodySchema, GATEWAY_VERSION, SendParamsSchema } from "@gw/contracts";
+import { ApiSendBodySchema, GATEWAY_VERSION, HookAgentBodySchema, HookWakeBodySchema, SendParamsSchema } from "@gw/contracts";
 import { z } from "zod";
 import { ChatCompletionsBodySchema } from "../http/chat-completions-body.js";
 import { ToolsInvokeBodySchema } from "../http/tools-invoke.js";
@@ -51,6 +51,22 @@ const SCHEMAS = {
   ToolsInvokeResult,
   SendRequest: ApiSendBodySchema.extend({ params: SendParamsSchema }),
   SendResult: ApiSendResult,
+  HookWakeRequest: HookWakeBodySchema,
+  HookWakeResult: z.object({
+    ok: z.literal(true),
+    mode: z.enum(["now", "next-heartbeat"]),
+    sessionKey: z.string(),
+    runId: z.string().optional().describe("the main session's turn that took the text (mode now)"),
+    duplicate: z.literal(true).optional(),
+  }),
+  HookAgentRequest: HookAgentBodySchema,
+  HookAccepted: z.object({
+    ok: z.literal(true),
+    runId: z.string(),
+    sessionKey: z.string(),
+    wakeMode: z.enum(["now", "next-heartbeat"]),
+    duplicate: z.literal(true).optional().describe("a repeated delivery (Idempotency-Key or the mapping's id field)"),
+  }),
 };
 
 const ref = (name: keyof typeof SCHEMAS) => ({ $ref: `#/components/schemas/${name}` });
@@ -63,6 +79,7 @@ function errors(...statuses: number[]): Record<string, unknown> {
     413: "body over gateway.limits.maxBodyBytes",
     429: "too many failed authentication attempts from this address; see Retry-After",
     500: "internal error (details are logged, never sent)",
+    404: "no such route (an unknown hook mapping)",
     409: "the idempotencyKey was used for a different request",
     502: "the model provider, a tool's upstream or a messaging platform failed",
     503: "no replica of the owning service is reachable",
@@ -141,6 +158,34 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      "/hooks/wake": {
+        post: {
+          operationId: "hookWake",
+          summary: "Wake the main session now, or queue the text for the next heartbeat (hooks.path, default /hooks).",
+          security: [{ hookToken: [] }, { hookTokenHeader: [] }],
+          requestBody: { required: true, content: json("HookWakeRequest") },
+          responses: { "200": { description: "woken or queued", content: json("HookWakeResult") }, ...errors(400, 401, 413, 429, 500, 503) },
+        },
+      },
+      "/hooks/agent": {
+        post: {
+          operationId: "hookAgent",
+          summary: "Run an agent on a message (SPEC §4.2 table); answered as soon as the run is accepted.",
+          security: [{ hookToken: [] }, { hookTokenHeader: [] }],
+          requestBody: { required: true, content: json("HookAgentRequest") },
+          responses: { "202": { description: "the run is accepted and queued", content: json("HookAccepted") }, ...errors(400, 401, 413, 429, 500, 503) },
+        },
+      },
+      "/hooks/{path}": {
+        post: {
+          operationId: "hookMapping",
+          summary: "A hooks.mappings entry: any JSON body, templated into an agent run or a wake.",
+          security: [{ hookToken: [] }, { hookTokenHeader: [] }],
+          parameters: [{ name: "path", in: "path", required: true, schema: { type: "string" }, description: "a mapping's path" }],
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
+          responses: { "202": { description: "the run or wake is accepted", content: json("HookAccepted") }, ...errors(400, 401, 404, 413, 429, 500, 503) },
+        },
+      },
       "/api/tools/invoke": {
         post: {
           operationId: "invokeTool",
@@ -152,6 +197,8 @@ export function buildOpenApi(): Record<string, unknown> {
     },
     components: {
       securitySchemes: {
+        hookToken: { type: "http", scheme: "bearer", description: "hooks.token (never in the query string)" },
+        hookTokenHeader: { type: "apiKey", in: "header", name: "X-Gateway-Token", description: "hooks.token" },
         bearer: {
           type: "http",
           scheme: "bearer",
