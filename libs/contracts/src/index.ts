@@ -16,9 +16,13 @@ export {
 } from "./gen/gateway/v1/delivery.pb.js";
 export { AuthBlocked, ClientEvent } from "./gen/gateway/v1/events.pb.js";
 export {
+  ClientTool,
   RunAbort,
   RunHistoryMessage,
   RunRequest,
+  RunToolCall,
+  SamplingParams,
+  ToolChoice,
   ToolsInvokeRequest,
   ToolsInvokeResponse,
 } from "./gen/gateway/v1/runs.pb.js";
