@@ -29,6 +29,11 @@ function invalid(message: string, param: string): GatewayError {
   return new GatewayError("INVALID_REQUEST", message, { details: { param } });
 }
 
+/** `messages[1]` as the gateway's validation messages name places: `body.messages.1`. */
+function place(where: string): string {
+  return `body.${where.replace(/\[(\d+)\]/g, ".$1")}`;
+}
+
 /**
  * Every tool result must answer a call of the assistant turn just before it: providers refuse
  * anything else, and a 400 naming the message is clearer than their error. Results get the
@@ -40,7 +45,7 @@ function checkToolResults(messages: OpenAiRequest["messages"]): void {
     if (m.role === "assistant") calls = new Map(m.toolCalls.map((c) => [c.id, c.name]));
     else if (m.role === "tool") {
       const name = calls.get(m.toolCallId);
-      if (name === undefined) throw invalid(`${m.where}: no tool call ${m.toolCallId} in the assistant message before it`, m.where);
+      if (name === undefined) throw invalid(`${place(m.where)}: no tool call ${m.toolCallId} in the assistant message before it`, m.where);
       m.name = name;
     } else calls = new Map();
   }
@@ -57,11 +62,11 @@ function splitTurn(req: OpenAiRequest): {
   const last = all.at(-1);
   if (last === undefined) throw invalid("the conversation must end with a user message or tool results", "messages");
   if (last.role === "user") {
-    if (last.content.trim() === "") throw invalid(`${last.where}: the last user message has no text`, last.where);
+    if (last.content.trim() === "") throw invalid(`${place(last.where)}: the last user message has no text`, last.where);
     return { history: all.slice(0, -1).map(plain), message: last.content, results: [] };
   }
   if (last.role !== "tool")
-    throw invalid(`${last.where}: the conversation must end with a user message or tool results`, last.where);
+    throw invalid(`${place(last.where)}: the conversation must end with a user message or tool results`, last.where);
   let start = all.length;
   while (start > 0 && all[start - 1]!.role === "tool") start--;
   // checkToolResults has made sure an assistant turn with these calls comes just before.

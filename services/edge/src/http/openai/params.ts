@@ -6,8 +6,16 @@ import { z } from "zod";
  * tools, and refusing what the gateway cannot honour with a 400 that names the parameter.
  */
 
+/**
+ * `param` is spelled as OpenAI spells it (`messages[0].content`); the message names the place the
+ * way every validation message of the gateway does (`body.messages.0.content`, describeIssues).
+ */
 export function invalidParam(param: string, message: string): GatewayError {
-  return new GatewayError("INVALID_REQUEST", `body.${param}: ${message}`, { details: { param } });
+  return new GatewayError("INVALID_REQUEST", `body.${dotted(param)}: ${message}`, { details: { param } });
+}
+
+function dotted(param: string): string {
+  return param.replace(/\[(\d+)\]/g, ".$1");
 }
 
 /** Parses with `schema`; the error names the first bad parameter in `param` as OpenAI does. */
@@ -15,10 +23,13 @@ export function parseBody<S extends z.ZodType>(schema: S, raw: unknown): z.outpu
   const parsed = schema.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
   const first = parsed.error.issues[0];
-  // An unknown key's path is its parent; the key itself is in the issue.
-  const keys = first?.code === "unrecognized_keys" ? first.keys : [];
-  const path = [...(first?.path ?? []), ...keys.slice(0, 1)].map(String);
+  const path = (first?.path ?? []).map(String);
   const param = path.reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), "");
+  if (first?.code === "unrecognized_keys") {
+    // Refused as OpenAI refuses an unknown argument: silently ignoring it would change the answer.
+    const key = first.keys[0]!;
+    throw invalidParam(param ? `${param}.${key}` : key, "this parameter is not supported by the gateway");
+  }
   throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "body"), param ? { details: { param } } : undefined);
 }
 
