@@ -218,6 +218,21 @@ describe.each(MODES)("OpenAI-compatible clients (%s)", (mode) => {
     }
   });
 
+  it("LangChain: useResponsesApi answers through /v1/responses, streaming and not, with a tool loop", async () => {
+    const model = new ChatOpenAI({ model: "oa", apiKey: TOKEN, configuration: { baseURL: baseURL() }, maxRetries: 0, useResponsesApi: true });
+    expect((await model.invoke("langchain responses")).content).toEqual([expect.objectContaining({ type: "text", text: "You said: langchain responses" })]);
+    let streamed = "";
+    for await (const chunk of await model.stream("langchain responses stream")) streamed += typeof chunk.content === "string" ? chunk.content : chunk.text;
+    expect(streamed).toBe("You said: langchain responses stream");
+    const bound = model.bindTools([{ type: "function", function: { name: "get_weather", description: "weather", parameters: WEATHER_PARAMS } }]);
+    const messages: BaseMessage[] = [new HumanMessage("langchain responses tools:get_weather")];
+    const reply = await bound.invoke(messages);
+    expect(reply.tool_calls).toMatchObject([{ name: "get_weather", args: { city: "Paris" } }]);
+    messages.push(reply, new ToolMessage({ content: weather("Paris"), tool_call_id: reply.tool_calls![0]!.id! }));
+    expect((await bound.invoke(messages)).text).toBe("Tools said: 1 results");
+    expect(seenFor(fake, "langchain responses tools").length).toBe(2);
+  });
+
   it("refuses n: 2 with a 400 naming n, and passes sampling parameters through to the provider", async () => {
     const client = sdk();
     const refused = await client.chat.completions.create({ model: "oa", n: 2, messages: [{ role: "user", content: "two answers" }] }).catch((e: unknown) => e);
