@@ -76,6 +76,22 @@ describe.each(MODES)("OpenAI-compatible clients (%s)", (mode) => {
     }
   });
 
+  it("openai SDK: runTools works the same on an agent whose model speaks the Anthropic Messages API", async () => {
+    const tools = [
+      {
+        type: "function" as const,
+        function: { name: "get_weather", description: "weather", parameters: WEATHER_PARAMS, parse: JSON.parse, function: ({ city }: { city: string }) => weather(city) },
+      },
+    ];
+    const runner = sdk().chat.completions.runTools({ model: "an", messages: [{ role: "user", content: "claude tools:get_weather" }], tools });
+    expect(await runner.finalContent()).toBe("Tools said: 1 results");
+    const upstream = seenFor(fake, "claude tools:get_weather");
+    expect(upstream.map((r) => r.api)).toEqual(["anthropic", "anthropic"]);
+    expect(JSON.stringify(upstream[1]!.body.messages)).toContain("Sunny in Paris");
+    // The Messages API reports its own counts (the fake's: 9 in, 15 out per call).
+    expect((await runner.totalUsage()).prompt_tokens).toBe(18);
+  });
+
   it("openai SDK: a tool call ends the answer with finish_reason tool_calls; usage is the upstream's", async () => {
     const client = sdk();
     const tools = [{ type: "function" as const, function: { name: "get_weather", parameters: WEATHER_PARAMS } }];
@@ -297,6 +313,9 @@ describe.each(MODES)("OpenAI-compatible clients (%s)", (mode) => {
     expect((await client.models.list()).data.map((m) => m.id)).toEqual(RUN_AGENTS.map((a) => a.id));
     const unknown = await fetch(`${baseURL()}/embeddings`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` } });
     expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{32}$/);
+    const listed = await fetch(`${baseURL()}/models`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(listed.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{32}$/);
     expect(await unknown.json()).toEqual({ error: { message: "unknown endpoint: POST /v1/embeddings", type: "invalid_request_error" } });
   });
 });
