@@ -18,9 +18,13 @@ export { DeviceCredentialChange, PairDelivery, PairResolution } from "./gen/gate
 export { AuthBlocked, ClientEvent } from "./gen/gateway/v1/events.pb.js";
 export { HookAccepted, HookAgentRequest, HookMappingRequest, HookWakeRequest } from "./gen/gateway/v1/hooks.pb.js";
 export {
+  ClientTool,
   RunAbort,
   RunHistoryMessage,
   RunRequest,
+  RunToolCall,
+  SamplingParams,
+  ToolChoice,
   ToolsInvokeRequest,
   ToolsInvokeResponse,
 } from "./gen/gateway/v1/runs.pb.js";

@@ -5,6 +5,7 @@ export { type RedisServerHandle, type StartRedisOptions, startRedis } from "./re
 export { StartupError } from "./server-lifecycle.js";
 export { type WaitForOptions, waitFor } from "./wait-for.js";
 export { type FakeModelServer, type RecordedRequest, startFakeModelServer } from "./fakes/fake-model-server.js";
+export { FAKE_USAGE } from "./fakes/openai-wire.js";
 export {
   bearerToken,
   bodyFields,

@@ -18,10 +18,10 @@ import { EventHub } from "./events/event-hub.js";
 import { RunEventRouter } from "./events/run-event-router.js";
 import { registerApiSend } from "./http/api-send.js";
 import { registerOriginCheck } from "./http/browser-origin.js";
-import { registerChatCompletions } from "./http/chat-completions.js";
-import { httpErrorResponse, sendHttpError } from "./http/errors.js";
+import { httpErrorResponse, newRequestId, sendHttpError } from "./http/errors.js";
 import { registerHooks } from "./http/hooks.js";
 import { registerDepthLimitedJson } from "./http/json-body.js";
+import { openaiSurface } from "./http/openai/plugin.js";
 import { registerRoutes } from "./http/routes.js";
 import { registerToolsInvoke } from "./http/tools-invoke.js";
 import { agentRunMethods } from "./methods/agent-runs.js";
@@ -131,6 +131,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   const app = Fastify({
     bodyLimit: limits.maxBodyBytes,
     logger: false,
+    genReqId: newRequestId,
     // Slowloris: the whole request (headers and body) must arrive within httpRequestTimeoutMs;
     // Node checks on an interval, so keep it short enough for the limit to mean something.
     requestTimeout: limits.httpRequestTimeoutMs,
@@ -154,7 +155,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   registerDepthLimitedJson(app);
   const httpDeps = { ...busDeps, authGate, trustedProxies, isHealthy: deps.isHealthy };
   registerRoutes(app, httpDeps);
-  registerChatCompletions(app, { ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
+  void app.register(openaiSurface, { prefix: "/v1", ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
   registerToolsInvoke(app, httpDeps);
   registerApiSend(app, { ...httpDeps, sendTimeoutMs });
   registerHooks(app, { ...busDeps, hooks: config.hooks, limiter, trustedProxies });

@@ -10,7 +10,7 @@ import {
 } from "@gw/contracts";
 import fc from "fast-check";
 import type { z } from "zod";
-import { ChatCompletionsBodySchema } from "../src/http/chat-completions-body.js";
+import { ChatBodySchema as ChatCompletionsBodySchema } from "../src/http/openai/chat-body.js";
 
 /**
  * Generators of malformed and adversarial input for the edge, shared by the bounded property

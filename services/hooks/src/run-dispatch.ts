@@ -68,6 +68,12 @@ export class RunDispatcher {
       ephemeral: false,
       history: [],
       nonce: plan.nonce ?? randomUUID(),
+      // Hooks carry a message, never an OpenAI client's tools or tool turns.
+      clientTools: [],
+      toolChoice: undefined,
+      sampling: undefined,
+      toolCallTurn: undefined,
+      toolResults: [],
     };
   }
 

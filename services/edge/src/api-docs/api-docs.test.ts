@@ -86,7 +86,18 @@ describe("API documents", () => {
   it("docs/openapi.json is a valid OpenAPI 3.1 document", async () => {
     const doc = checkedIn("openapi.json");
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
-    expect(Object.keys(doc.paths as object).sort()).toEqual(["/api/send", "/api/tools/invoke", "/health", "/hooks/agent", "/hooks/wake", "/hooks/{path}", "/v1/chat/completions", "/v1/models"]);
+    expect(Object.keys(doc.paths as object).sort()).toEqual([
+      "/api/send",
+      "/api/tools/invoke",
+      "/health",
+      "/hooks/agent",
+      "/hooks/wake",
+      "/hooks/{path}",
+      "/v1/chat/completions",
+      "/v1/models",
+      "/v1/models/{id}",
+      "/v1/responses",
+    ]);
   });
 
   it("docs/asyncapi.json is a valid AsyncAPI 3 document with no errors or warnings", async () => {

@@ -161,5 +161,6 @@ export const HttpErrorBody = z.object({
   error: z.object({
     message: z.string(),
     type: z.enum(["invalid_request_error", "authentication_error", "rate_limited", "api_error"]),
+    param: z.string().optional().describe("the request parameter at fault, when one is"),
   }),
 });

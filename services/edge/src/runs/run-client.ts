@@ -45,6 +45,8 @@ export interface StartRun extends AgentParams {
   sender?: string;
   /** Stateless: the conversation so far travels with the run and no session is touched. */
   ephemeralHistory?: RunHistoryMessage[];
+  /** What OpenAI-compatible requests add (proto RunRequest): client tools, sampling, tool results. */
+  openai?: Pick<RunRequest, "clientTools" | "toolChoice" | "sampling" | "toolCallTurn" | "toolResults">;
 }
 
 /**
@@ -152,6 +154,11 @@ export class RunClient {
       ephemeral: params.ephemeralHistory !== undefined,
       history: params.ephemeralHistory ?? [],
       nonce,
+      clientTools: params.openai?.clientTools ?? [],
+      toolChoice: params.openai?.toolChoice,
+      sampling: params.openai?.sampling,
+      toolCallTurn: params.openai?.toolCallTurn,
+      toolResults: params.openai?.toolResults ?? [],
     };
     return { record, request };
   }
