@@ -32,6 +32,7 @@ export {
   TELEGRAM_CAPTION_LIMIT,
   TELEGRAM_TEXT_LIMIT,
 } from "./fakes/fake-telegram.js";
+export type { PollStats, TelegramEntity, TelegramUpdate, TelegramUser, UserMessage } from "./fakes/fake-telegram-updates.js";
 export {
   DEFAULT_SLACK_BOTS,
   DEFAULT_SLACK_CONVERSATIONS,
