@@ -74,3 +74,10 @@ export {
   type FakeMediaServer,
   startFakeMediaServer,
 } from "./fakes/fake-media-server.js";
+export {
+  type FakeDiscordGateway,
+  type FakeGatewayBot,
+  type GatewayMessage,
+  type GatewayStats,
+  startFakeDiscordGateway,
+} from "./fakes/fake-discord-gateway.js";
