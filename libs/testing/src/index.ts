@@ -54,6 +54,7 @@ export {
   startFakeDiscord,
 } from "./fakes/fake-discord.js";
 export { DEFAULT_SIGNAL_ACCOUNTS, type FakeSignal, startFakeSignal } from "./fakes/fake-signal.js";
+export type { ReceiveStats, SignalMode, SignalUserMessage, TypingCall } from "./fakes/fake-signal-receive.js";
 export {
   DEFAULT_WHATSAPP_NUMBERS,
   type FakeWhatsApp,
