@@ -63,6 +63,8 @@ export interface FakeDiscordGateway {
   refuseResumes(refuse: boolean): void;
   /** Sends RECONNECT (op 7) on every open socket. */
   askToReconnect(): void;
+  /** While off, heartbeats go unanswered (a zombie connection, as the client should notice). */
+  ackHeartbeats(ack: boolean): void;
   /** Ids of sessions not yet invalidated. */
   sessions(): string[];
   close(): Promise<void>;
@@ -93,6 +95,7 @@ export async function startFakeDiscordGateway(opts: { bots: readonly FakeGateway
   const sessions = new Map<string, Session>();
   const conns = new Set<Conn>();
   let refusing = false;
+  let acking = true;
   let nextMessage = 1n;
 
   const send = (socket: WebSocket | undefined, payload: unknown) => {
@@ -109,7 +112,7 @@ export async function startFakeDiscordGateway(opts: { bots: readonly FakeGateway
     const d = (payload.d ?? {}) as Record<string, unknown>;
     if (payload.op === OP.heartbeat) {
       stats.heartbeats += 1;
-      send(conn.socket, { op: OP.heartbeatAck });
+      if (acking) send(conn.socket, { op: OP.heartbeatAck });
       return;
     }
     if (payload.op === OP.identify) {
@@ -217,6 +220,9 @@ export async function startFakeDiscordGateway(opts: { bots: readonly FakeGateway
     },
     refuseResumes(refuse) {
       refusing = refuse;
+    },
+    ackHeartbeats(ack) {
+      acking = ack;
     },
     askToReconnect() {
       for (const conn of conns) send(conn.socket, { op: OP.reconnect, d: null });

@@ -127,6 +127,18 @@ describe("discord gateway receiver", () => {
     expect(gw.stats.identifies).toBe(1);
   });
 
+  it("cuts a zombie connection whose heartbeats go unanswered, and resumes", async () => {
+    const r = read(adapter());
+    await r.until(() => r.batches.length === 1, "ready");
+    gw.ackHeartbeats(false);
+    await r.until(() => gw.stats.connections === 2, "reconnected after missed ACKs");
+    gw.ackHeartbeats(true);
+    await r.until(() => gw.stats.resumed === 1, "resumed");
+    gw.userWrites({ channelId: "1400000000000000001", author, content: "still there" });
+    await r.until(() => r.messages().length === 1, "message after the zombie");
+    expect(gw.stats).toMatchObject({ identifies: 1, open: 1 });
+  });
+
   it("resumes the stored session from its cursor, so another replica picks up where the first stopped", async () => {
     const first = read(adapter());
     await first.until(() => first.batches.length === 1, "ready");
