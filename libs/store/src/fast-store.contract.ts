@@ -324,10 +324,11 @@ export function describeFastStoreContract(name: string, factory: () => Promise<F
       it("keeps a renewed lease past its first deadline", async () => {
         const key = uniqueName("poller:");
         const started = Date.now();
-        await store.leases.acquire(key, "a", 400);
-        await sleep(200);
-        expect(await store.leases.renew(key, "a", 600)).toBe(true);
-        await sleep(Math.max(0, 550 - (Date.now() - started)));
+        await store.leases.acquire(key, "a", 1_000);
+        await sleep(300);
+        expect(await store.leases.renew(key, "a", 3_000)).toBe(true);
+        // Past the first deadline, well before the renewed one.
+        await sleep(Math.max(0, 1_300 - (Date.now() - started)));
         expect(await store.leases.holder(key)).toBe("a");
       });
 

@@ -57,7 +57,7 @@ export class AccountReceiver {
 
   constructor(private readonly deps: AccountReceiverDeps) {
     this.key = receiverKey(deps.origin);
-    this.log = deps.logger.child({ channel: deps.origin.channelId, account: deps.origin.accountId });
+    this.log = deps.logger.child({ channel: deps.origin.channelId, account: deps.origin.accountId, replica: deps.replicaId });
   }
 
   /** Until `stop` fires: wait for the lease, hold it, start over when it is lost. */
@@ -81,7 +81,7 @@ export class AccountReceiver {
 
   private async tenure(lease: HeldLease, stop: AbortSignal): Promise<void> {
     const signal = AbortSignal.any([stop, lease.lost]);
-    this.log.info({ replica: this.deps.replicaId }, "inbound receiver holds the lease");
+    this.log.info({ holder: lease.holder }, "inbound receiver holds the lease");
     let fence: number | undefined;
     let cursor: string | undefined;
     let failures = 0;
