@@ -5,6 +5,7 @@ export type {
   FastStore,
   IdempotencyStore,
   IdemState,
+  LeaseStore,
   SetStore,
   ValueSetOptions,
   ValueStore,

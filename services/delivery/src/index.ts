@@ -11,3 +11,6 @@ export {
 } from "./channels/registry.js";
 export { HttpClients } from "./http-clients.js";
 export { type DeliveryService, type DeliveryServiceDeps, startDeliveryService } from "./service.js";
+export { DEFAULT_RECEIVER_TIMING, type ReceiverTiming } from "./inbound/account-receiver.js";
+export { type Receivers, type ReceiversDeps, startReceivers } from "./inbound/receivers.js";
+export type { InboundOrigin, InboundSink } from "./inbound/sink.js";

@@ -15,7 +15,7 @@ export const FUZZ_TOKEN = "fuzz-token-0123456789";
 /** Every call that would change the fast store, by `store.method`. */
 export type WriteLog = string[];
 
-const WRITE_METHODS = new Set(["begin", "complete", "abandon", "hit", "reset", "add", "remove", "set", "delete"]);
+const WRITE_METHODS = new Set(["begin", "complete", "abandon", "hit", "reset", "add", "remove", "set", "delete", "acquire", "renew", "release"]);
 
 function recordWrites<T extends object>(name: string, target: T, writes: WriteLog): T {
   return new Proxy(target, {
@@ -36,6 +36,7 @@ function watchedStore(inner: FastStore, writes: WriteLog): FastStore {
     counters: recordWrites("counters", inner.counters, writes),
     sets: recordWrites("sets", inner.sets, writes),
     values: recordWrites("values", inner.values, writes),
+    leases: recordWrites("leases", inner.leases, writes),
     isHealthy: () => inner.isHealthy(),
     close: () => inner.close(),
   };
