@@ -54,6 +54,9 @@ CMD ["node", "--enable-source-maps", "dist/sessions.js"]
 FROM runtime AS delivery
 CMD ["node", "--enable-source-maps", "dist/delivery.js"]
 
+FROM runtime AS hooks
+CMD ["node", "--enable-source-maps", "dist/hooks.js"]
+
 FROM runtime AS gateway
 EXPOSE 18789
 # Embedded mode keeps sessions and the outbox here; a volume keeps them across containers.

@@ -56,7 +56,7 @@ try {
   const clients = await Promise.all(
     Array.from({ length: RUNS }, async (_, i) => {
       const c = await WsClient.open(gw.wsUrl(i % 2));
-      await c.connect(TOKEN, "webchat");
+      await c.connect(TOKEN, "node");
       return c;
     }),
   );

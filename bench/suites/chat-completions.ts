@@ -22,17 +22,24 @@ function added(name: string, gateway: number, direct: number, maxMs: number | un
   };
 }
 
-async function measure(ctx: BenchContext, gw: GatewayUnderTest, upstream: string, mode: Mode, stream: boolean) {
+/** The two OpenAI-compatible routes, each an agent run on the same upstream call. */
+const APIS = {
+  chat: { path: "/v1/chat/completions", body: (stream: boolean) => ({ model: "fast", messages: [{ role: "user", content: "hello" }], stream }) },
+  responses: { path: "/v1/responses", body: (stream: boolean) => ({ model: "fast", input: "hello", stream }) },
+} as const;
+
+async function measure(ctx: BenchContext, gw: GatewayUnderTest, upstream: string, mode: Mode, api: keyof typeof APIS, stream: boolean) {
   const messages = [{ role: "user", content: "hello" }];
   const timing = roundTiming(ctx);
+  // Either route makes the same upstream chat completion: what the gateway adds is the difference.
   const direct = {
     url: `${upstream}/v1/chat/completions`,
     body: JSON.stringify({ model: "zero", messages, stream }),
     headers: {},
   };
   const through = {
-    url: `${gw.httpUrl()}/v1/chat/completions`,
-    body: JSON.stringify({ model: "fast", messages, stream }),
+    url: `${gw.httpUrl()}${APIS[api].path}`,
+    body: JSON.stringify(APIS[api].body(stream)),
     headers: { authorization: `Bearer ${TOKEN}` },
   };
   // Throughput under load, latency one request at a time (queueing would swamp the added cost);
@@ -51,7 +58,7 @@ async function measure(ctx: BenchContext, gw: GatewayUnderTest, upstream: string
   );
   if (gatewayLoad.ok === 0) throw new Error(`every request through the gateway failed (${gatewayLoad.errors})`);
   return {
-    bench: `/v1/chat/completions ${label}`,
+    bench: `${APIS[api].path} ${label}`,
     status: "ok" as const,
     figures: [
       info("throughput vs calling the fake directly", "req/s", gatewayLoad.rps, directLoad.rps),
@@ -74,11 +81,13 @@ async function run(ctx: BenchContext): Promise<BenchResult[]> {
           results.push(notAvailable(`/v1/chat/completions (${mode})`, "POST /v1/chat/completions does not exist yet"));
           continue;
         }
-        for (const stream of [false, true]) {
-          try {
-            results.push(await measure(ctx, gw, upstream, mode, stream));
-          } catch (err) {
-            results.push({ bench: `/v1/chat/completions ${mode}`, status: "failed", reason: (err as Error).message });
+        for (const api of ["chat", "responses"] as const) {
+          for (const stream of [false, true]) {
+            try {
+              results.push(await measure(ctx, gw, upstream, mode, api, stream));
+            } catch (err) {
+              results.push({ bench: `${APIS[api].path} ${mode}`, status: "failed", reason: (err as Error).message });
+            }
           }
         }
       } finally {

@@ -20,6 +20,7 @@ export {
   formatTraceparent,
   outgoingTraceparent,
   parseTraceparent,
+  requestIdOf,
   runInTrace,
   startSpan,
   TRACEPARENT_HEADER,

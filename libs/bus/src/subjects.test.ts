@@ -40,3 +40,13 @@ describe("session lock subjects", () => {
     expect(subjectMatches(subjects.sessionLockReleased("slack:#other"), subject)).toBe(false);
   });
 });
+
+describe("edge request subjects", () => {
+  it("reach one edge by id, apart from every other edge and from its event inbox", () => {
+    const subject = subjects.edgeRpc("e2e0", "pair.resolve");
+    expect(subject).toBe("gw.edge.e2e0.rpc.pair.resolve");
+    expect(subjectMatches(subjects.edgeRpc("e2e1", "pair.resolve"), subject)).toBe(false);
+    expect(subjectMatches(subjects.edgeEvents("e2e0"), subject)).toBe(false);
+    expect(() => subjects.edgeRpc("e 1", "pair.resolve")).toThrow(/edge id/);
+  });
+});

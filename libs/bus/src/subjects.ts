@@ -6,6 +6,8 @@ export interface Subjects {
   rpc(service: string, method: string): string;
   /** One edge's event inbox. */
   edgeEvents(edgeId: string): string;
+  /** A request to one particular edge (no queue group): `edgeRpc(edgeId, "pair.resolve")`. */
+  edgeRpc(edgeId: string, method: string): string;
   /** Reaches every listener of a broadcast topic (for example `session`, `run.abort`). */
   broadcast(topic: string): string;
   /**
@@ -50,6 +52,8 @@ export function createSubjects(prefix = "gw"): Subjects {
     rpc: (service, method) =>
       `${prefix}.rpc.${checkToken("service", service)}.${checkToken("method", method)}`,
     edgeEvents: (edgeId) => `${prefix}.edge.${checkToken("edge id", edgeId)}.events`,
+    edgeRpc: (edgeId, method) =>
+      `${prefix}.edge.${checkToken("edge id", edgeId)}.rpc.${checkToken("method", method)}`,
     broadcast: (topic) => `${prefix}.bcast.${checkToken("topic", topic)}`,
     runEvents: (startedBy, runId) => `${prefix}.run.${runToken(startedBy)}.${runToken(runId)}.events`,
     sessionLockReleased: (sessionKey) => `${prefix}.runlock.${encodeSubjectToken(sessionKey)}.released`,

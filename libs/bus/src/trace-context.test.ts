@@ -53,7 +53,7 @@ describe("trace context", () => {
     await runInTrace(trace, async () => {
       await new Promise((resolve) => setTimeout(resolve, 1));
       expect(currentTrace()).toBe(trace);
-      expect(traceLogFields()).toEqual({ reqId: trace.traceId });
+      expect(traceLogFields()).toEqual({ reqId: `req_${trace.traceId}` });
       const sent = parseTraceparent(outgoingTraceparent());
       expect(sent?.traceId).toBe(trace.traceId);
       expect(sent?.spanId).not.toBe(trace.spanId);

@@ -5,8 +5,8 @@ import { randomUUID } from "node:crypto";
  * The W3C trace context (https://www.w3.org/TR/trace-context/) a request carries across
  * services: the edge starts one per client request (or continues the client's `traceparent`),
  * the bus sends it in a `traceparent` header, and a service handling the request runs in it.
- * Its trace id is the request id: every log line written while handling the request carries it
- * (`traceLogFields`), and HTTP clients get it back as `x-request-id`.
+ * Its trace id makes the request id (`req_<trace id>`): every log line written while handling the
+ * request carries it (`traceLogFields`), and HTTP clients get it back as `x-request-id`.
  */
 export interface TraceContext {
   /** 32 lowercase hex digits, never all zero. */
@@ -69,8 +69,13 @@ export function outgoingTraceparent(): string | undefined {
   return trace === undefined ? undefined : formatTraceparent(startSpan(trace));
 }
 
+/** A trace's request id, as clients (`x-request-id`) and log lines (`reqId`) show it. */
+export function requestIdOf(trace: TraceContext): string {
+  return `req_${trace.traceId}`;
+}
+
 /** For a logger's mixin: the request id of the current trace on every line written inside it. */
 export function traceLogFields(): { reqId?: string } {
   const trace = storage.getStore();
-  return trace === undefined ? {} : { reqId: trace.traceId };
+  return trace === undefined ? {} : { reqId: requestIdOf(trace) };
 }

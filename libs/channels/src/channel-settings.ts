@@ -63,6 +63,8 @@ export const DiscordSettingsSchema = z.strictObject({
     .string()
     .refine((value) => /^wss?:\/\//.test(value), "gatewayUrl must be a ws(s) URL")
     .default("wss://gateway.discord.gg"),
+  /** DMs and mentions arrive over the Gateway (one connection per bot across replicas), or not at all. */
+  inbound: z.enum(["gateway", "off"]).default("gateway"),
 });
 
 export const SignalSettingsSchema = z.strictObject({
@@ -71,6 +73,8 @@ export const SignalSettingsSchema = z.strictObject({
   bridgeUrl: httpUrl("bridgeUrl"),
   /** The registered account that sends, in E.164. */
   number: z.string().regex(E164, "number must be an E.164 phone number such as +15550001111"),
+  /** Messages are read from the bridge's receive endpoint (one reader per number across replicas), or not at all. */
+  inbound: z.enum(["receive", "off"]).default("receive"),
 });
 
 export const WhatsAppSettingsSchema = z.strictObject({

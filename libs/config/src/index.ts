@@ -10,5 +10,6 @@ export {
 } from "./parse-config.js";
 export { type GatewayConfig, type GatewayConfigInput, GatewayConfigSchema } from "./schema.js";
 export { type ChannelConfig, type ChannelsConfig, channelEntries } from "./schema-channels.js";
+export type { HookMapping, HooksConfig } from "./schema-hooks.js";
 export { BUILTIN_PROVIDER } from "./schema-models.js";
 export { collectSecrets } from "./secrets.js";

@@ -42,7 +42,15 @@ describe("defaults", () => {
       maxSendBufferBytes: 4_194_304,
       httpRequestTimeoutMs: 30_000,
     });
-    expect(config.hooks).toEqual({ enabled: false, path: "/hooks", maxBodyBytes: 262_144, mappings: [] });
+    expect(config.hooks).toEqual({
+      enabled: false,
+      path: "/hooks",
+      maxBodyBytes: 262_144,
+      mainSessionKey: "hook:main",
+      heartbeat: { intervalSeconds: 1_800, maxEventsPerTurn: 100 },
+      idempotencyWindowSeconds: 86_400,
+      mappings: [],
+    });
     expect(config.agents).toEqual({
       default: "main",
       list: [

@@ -48,6 +48,20 @@ const LimitsSchema = z
   })
   .prefault({});
 
+/** Device pairing (docs/decisions.md, Authentication): pending requests live in the FastStore. */
+const PairingSchema = z
+  .strictObject({
+    // Lets a device open a pairing connection (`connect` with `pairing: true`) without a credential.
+    enabled: z.boolean().default(true),
+    // A pending request lapses after this long unless approved or rejected.
+    pendingTtlSeconds: positiveInt.max(86_400).default(300),
+    // Pending requests one client IP may have at once.
+    maxPendingPerIp: positiveInt.default(3),
+    // Pending requests in all (a spray from many addresses cannot bury the approver's list).
+    maxPending: positiveInt.default(100),
+  })
+  .prefault({});
+
 /**
  * A browser origin (`https://app.example.org`, `http://localhost:5173`): scheme, host and
  * port only, normalised the way browsers send it, so comparison is a string match.
@@ -76,6 +90,7 @@ export const GatewaySectionSchema = z
       .default([]),
     // Browser pages (by Origin) allowed to call the gateway; the edge's own pages always are.
     allowedOrigins: z.array(browserOrigin).default([]),
+    pairing: PairingSchema,
     limits: LimitsSchema,
   })
   .prefault({})

@@ -109,6 +109,59 @@ describe("hooks", () => {
   });
 });
 
+describe("hooks: main session, heartbeat, mapping actions", () => {
+  it("defaults deliver to true only when the action names a destination", () => {
+    const config = parseConfig(
+      `{ channels: { tg: { kind: "telegram" } }, hooks: { mappings: [
+        { path: "a", action: { kind: "agent" } },
+        { path: "b", action: { kind: "agent", channel: "tg", to: "@ops" } },
+        { path: "c", action: { kind: "agent", to: "@ops", deliver: false } },
+        { path: "d", action: { kind: "wake", message: "m" } },
+      ] } }`,
+      { env: {} },
+    );
+    expect(config.hooks.mappings.map((m) => [m.action.deliver, m.action.wakeMode])).toEqual([
+      [false, "now"],
+      [true, "now"],
+      [false, "now"],
+      [false, "now"],
+    ]);
+  });
+
+  it("refuses deliver without a destination and agent-only keys on wake actions", () => {
+    expect(issuesOf(`{ hooks: { mappings: [{ path: "a", action: { kind: "agent", deliver: true } }] } }`)).toEqual([
+      { path: "hooks.mappings[0].action.deliver", message: "deliver needs a destination: set to (and channel), or a channel's sessionKey" },
+    ]);
+    expect(issuesOf(`{ hooks: { mappings: [{ path: "a", action: { kind: "wake", to: "@x", name: "n" } }] } }`)).toEqual([
+      { path: "hooks.mappings[0].action.to", message: 'applies to kind "agent" only' },
+      { path: "hooks.mappings[0].action.name", message: 'applies to kind "agent" only' },
+    ]);
+  });
+
+  it("checks idempotency fields, the main session key, the heartbeat channel and the body limit", () => {
+    expect(issuesOf(`{ hooks: { mappings: [{ path: "a", idempotencyField: "body.id", action: { kind: "wake" } }] } }`)).toEqual([
+      {
+        path: "hooks.mappings[0].idempotencyField",
+        message: 'expected a path such as "headers.x-github-delivery" or "payload.delivery.id"',
+      },
+    ]);
+    expect(issuesOf(`{ hooks: { mainSessionKey: "main" } }`)).toEqual([
+      { path: "hooks.mainSessionKey", message: "session key must look like <prefix>:<identifier>" },
+    ]);
+    expect(issuesOf(`{ hooks: { heartbeat: { channel: "tg" } } }`)).toEqual([
+      { path: "hooks.heartbeat.channel", message: '"tg" is not a configured channel' },
+    ]);
+    expect(issuesOf(`{ gateway: { limits: { maxBodyBytes: 1000 } }, hooks: { maxBodyBytes: 2000 } }`)).toEqual([
+      { path: "hooks.maxBodyBytes", message: "must not exceed gateway.limits.maxBodyBytes (1000)" },
+    ]);
+    const ok = parseConfig(
+      `{ hooks: { mappings: [{ path: "gh", idempotencyField: "payload.commits[0].id", action: { kind: "wake" } }] } }`,
+      { env: {} },
+    );
+    expect(ok.hooks.mappings[0]!.idempotencyField).toBe("payload.commits[0].id");
+  });
+});
+
 describe("channels", () => {
   it("requires channels.default to name a configured channel", () => {
     expect(issuesOf(`{ channels: { default: "slack", tg: { kind: "telegram" } } }`)).toEqual([

@@ -39,6 +39,23 @@ export const GatewayConfigSchema = z
         });
       }
     });
+    const isChannel = (id: string) => id !== "default" && id in config.channels;
+    if (config.hooks.heartbeat.channel !== undefined && !isChannel(config.hooks.heartbeat.channel)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["hooks", "heartbeat", "channel"],
+        message: `"${config.hooks.heartbeat.channel}" is not a configured channel`,
+      });
+    }
+    // The edge refuses any body over gateway.limits.maxBodyBytes before routing: a larger hook
+    // limit would never apply.
+    if (config.hooks.maxBodyBytes > config.gateway.limits.maxBodyBytes) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["hooks", "maxBodyBytes"],
+        message: `must not exceed gateway.limits.maxBodyBytes (${config.gateway.limits.maxBodyBytes})`,
+      });
+    }
     const agentIds = new Set(config.agents.list.map((agent) => agent.id));
     config.hooks.mappings.forEach(({ action }, i) => {
       if (action.agentId !== undefined && !agentIds.has(action.agentId)) {
@@ -48,10 +65,7 @@ export const GatewayConfigSchema = z
           message: `"${action.agentId}" is not an agent in agents.list`,
         });
       }
-      if (
-        action.channel !== undefined &&
-        (action.channel === "default" || !(action.channel in config.channels))
-      ) {
+      if (action.channel !== undefined && !isChannel(action.channel)) {
         ctx.addIssue({
           code: "custom",
           path: ["hooks", "mappings", i, "action", "channel"],

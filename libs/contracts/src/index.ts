@@ -14,11 +14,17 @@ export {
   DeliveryReceipt,
   DeliverySendRequest,
 } from "./gen/gateway/v1/delivery.pb.js";
+export { DeviceCredentialChange, PairDelivery, PairResolution } from "./gen/gateway/v1/devices.pb.js";
 export { AuthBlocked, ClientEvent } from "./gen/gateway/v1/events.pb.js";
+export { HookAccepted, HookAgentRequest, HookMappingRequest, HookWakeRequest } from "./gen/gateway/v1/hooks.pb.js";
 export {
+  ClientTool,
   RunAbort,
   RunHistoryMessage,
   RunRequest,
+  RunToolCall,
+  SamplingParams,
+  ToolChoice,
   ToolsInvokeRequest,
   ToolsInvokeResponse,
 } from "./gen/gateway/v1/runs.pb.js";
@@ -52,9 +58,11 @@ export * from "./wire/frames.js";
 export { exceedsJsonDepth, jsonDepthMessage, MAX_JSON_DEPTH, topLevelPrimitive } from "./wire/json-depth.js";
 export * from "./wire/methods.js";
 export * from "./wire/delivery-methods.js";
+export * from "./wire/device-methods.js";
 export * from "./wire/run-methods.js";
 export * from "./wire/client-events.js";
 export * from "./wire/encoded-json.js";
 export * from "./wire/session-views.js";
 export * from "./wire/tool-result.js";
 export { SESSION_KEY_MAX_BYTES, sessionKeyProblem } from "./wire/session-key.js";
+export * from "./wire/hook-bodies.js";

@@ -13,6 +13,7 @@ import {
   DeliveryReceipt,
   DeliverySendRequest,
 } from "./gen/gateway/v1/delivery.pb.js";
+import { HookAccepted, HookAgentRequest, HookMappingRequest, HookWakeRequest } from "./gen/gateway/v1/hooks.pb.js";
 import { ToolsInvokeRequest, ToolsInvokeResponse } from "./gen/gateway/v1/runs.pb.js";
 import {
   AgentSummarizeRequest,
@@ -129,6 +130,27 @@ export const RPC = {
     method: "channels.status",
     request: ChannelsStatusRequest,
     response: ChannelsStatusResponse,
+  },
+  /** POST <hooks.path>/wake: queue a text for the main session, and run it now or at the next heartbeat. */
+  hooksWake: {
+    service: "hooks",
+    method: "wake",
+    request: HookWakeRequest,
+    response: HookAccepted,
+  },
+  /** POST <hooks.path>/agent: start (or defer to the next heartbeat) an agent run. */
+  hooksAgent: {
+    service: "hooks",
+    method: "agent",
+    request: HookAgentRequest,
+    response: HookAccepted,
+  },
+  /** POST <hooks.path>/<mapping path>: a configured mapping's wake or agent run. */
+  hooksMapping: {
+    service: "hooks",
+    method: "mapping",
+    request: HookMappingRequest,
+    response: HookAccepted,
   },
   /** Compaction's model summary; builtin models and failures answer errors, and compaction falls back. */
   agentSummarize: {

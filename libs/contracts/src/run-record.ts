@@ -17,6 +17,18 @@ const ErrorCodeNameSchema = z.custom<ErrorCodeName>(
 export const PayloadItemSchema = z.object({ type: z.literal("text"), text: z.string() });
 export type PayloadItem = z.infer<typeof PayloadItemSchema>;
 
+/** Why the run's last model call stopped (OpenAI `finish_reason`). */
+export const FINISH_REASONS = ["stop", "length", "tool_calls", "content_filter"] as const;
+export type FinishReason = (typeof FINISH_REASONS)[number];
+
+/** A call to one of the client's own tools that the run ended with; `arguments` is JSON text. */
+export const ClientToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+export type ClientToolCall = z.infer<typeof ClientToolCallSchema>;
+
+/** Tokens the provider reported, summed over every model call of the run. */
+export const RunUsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
+export type RunUsage = z.infer<typeof RunUsageSchema>;
+
 export const RunRecordSchema = z.object({
   runId: z.string(),
   sessionKey: z.string(),
@@ -31,6 +43,10 @@ export const RunRecordSchema = z.object({
   updatedAt: z.number(),
   payloads: z.array(PayloadItemSchema).optional(),
   error: z.object({ code: ErrorCodeNameSchema, message: z.string() }).optional(),
+  finishReason: z.enum(FINISH_REASONS).optional(),
+  /** Present when the run stopped for the client to run its own tools (finishReason `tool_calls`). */
+  toolCalls: z.array(ClientToolCallSchema).optional(),
+  usage: RunUsageSchema.optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 

@@ -41,6 +41,11 @@ export function runRequest(runId: string): RunRequest {
     acceptedAt: 1,
     ephemeral: false,
     history: [],
+    clientTools: [],
+    toolChoice: undefined,
+    sampling: undefined,
+    toolCallTurn: undefined,
+    toolResults: [],
   };
 }
 

@@ -121,7 +121,10 @@ export class RunRegistry {
    * the write travels. Independent keys, so one round trip; a waiter that sees the heartbeat
    * gone before the record is final re-reads the record before it declares the runner dead.
    */
-  beginFinish(record: RunRecord, outcome: Pick<RunRecord, "payloads" | "error">): { final: RunRecord; written: Promise<void> } {
+  beginFinish(
+    record: RunRecord,
+    outcome: Pick<RunRecord, "payloads" | "error" | "finishReason" | "toolCalls" | "usage">,
+  ): { final: RunRecord; written: Promise<void> } {
     const final: RunRecord = {
       ...record,
       ...outcome,

@@ -283,11 +283,67 @@ export function describeFastStoreContract(name: string, factory: () => Promise<F
       });
     });
 
-    it("keeps the four stores apart even for equal keys", async () => {
+    describe("leases", () => {
+      it("gives a free lease to one holder, renews it only for that holder, and frees it on release", async () => {
+        const key = uniqueName("poller:");
+        expect(await store.leases.holder(key)).toBeNull();
+        expect(await store.leases.acquire(key, "replica-a", 5_000)).toBe(true);
+        expect(await store.leases.acquire(key, "replica-b", 5_000)).toBe(false);
+        expect(await store.leases.acquire(key, "replica-a", 5_000)).toBe(true);
+        expect(await store.leases.holder(key)).toBe("replica-a");
+        expect(await store.leases.renew(key, "replica-b", 5_000)).toBe(false);
+        expect(await store.leases.renew(key, "replica-a", 5_000)).toBe(true);
+        await store.leases.release(key, "replica-b");
+        expect(await store.leases.holder(key)).toBe("replica-a");
+        await store.leases.release(key, "replica-a");
+        expect(await store.leases.holder(key)).toBeNull();
+        expect(await store.leases.renew(key, "replica-a", 5_000)).toBe(false);
+        expect(await store.leases.acquire(key, "replica-b", 5_000)).toBe(true);
+      });
+
+      it("gives a contended lease to exactly one of 20 concurrent holders", async () => {
+        const key = uniqueName("poller:");
+        const won = await Promise.all(Array.from({ length: 20 }, (_, i) => store.leases.acquire(key, `r${i}`, 5_000)));
+        expect(won.filter(Boolean)).toHaveLength(1);
+        expect(await store.leases.holder(key)).toBe(`r${won.indexOf(true)}`);
+      });
+
+      it("lapses without renewal, after which the old holder can neither renew nor release it", async () => {
+        const key = uniqueName("poller:");
+        expect(await store.leases.acquire(key, "old", 200)).toBe(true);
+        await waitFor(async () => ((await store.leases.holder(key)) === null ? true : undefined), {
+          ...EXPIRY_BOUND,
+          what: "the lease to lapse",
+        });
+        expect(await store.leases.acquire(key, "new", 5_000)).toBe(true);
+        expect(await store.leases.renew(key, "old", 5_000)).toBe(false);
+        await store.leases.release(key, "old");
+        expect(await store.leases.holder(key)).toBe("new");
+      });
+
+      it("keeps a renewed lease past its first deadline", async () => {
+        const key = uniqueName("poller:");
+        const started = Date.now();
+        await store.leases.acquire(key, "a", 1_000);
+        await sleep(300);
+        expect(await store.leases.renew(key, "a", 3_000)).toBe(true);
+        // Past the first deadline, well before the renewed one.
+        await sleep(Math.max(0, 1_300 - (Date.now() - started)));
+        expect(await store.leases.holder(key)).toBe("a");
+      });
+
+      it("rejects a TTL that is not a positive duration", async () => {
+        await expectGatewayError(store.leases.acquire("k", "a", 0), "INVALID_REQUEST");
+        await expectGatewayError(store.leases.renew("k", "a", -5), "INVALID_REQUEST");
+      });
+    });
+
+    it("keeps the stores apart even for equal keys", async () => {
       const key = uniqueName("shared:");
       await store.values.set(key, "value");
       await store.sets.add(key, "member", 10_000);
       await store.counters.hit(key, 10_000);
+      expect(await store.leases.acquire(key, "holder", 10_000)).toBe(true);
       expect(await store.idempotency.begin(key, 10_000)).toEqual({ status: "new" });
       expect(await store.values.get(key)).toBe("value");
       expect(await store.sets.members(key)).toEqual(["member"]);

@@ -65,12 +65,30 @@ export interface ValueStore {
   writeAll(writes: ValueWrite[]): Promise<void>;
 }
 
+/**
+ * Exclusive, expiring ownership of a name (one poller per bot across replicas). A lease is held
+ * by one `holder` string until it is released or its TTL passes without a renewal; every
+ * operation compares the holder atomically, so a holder whose lease lapsed and was taken can
+ * neither renew nor release the new holder's lease.
+ */
+export interface LeaseStore {
+  /** Takes the lease when nobody holds it (or `holder` already does: then it is renewed). */
+  acquire(key: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Extends the lease to `ttlMs` from now; false (and nothing changed) when `holder` lost it. */
+  renew(key: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease up if `holder` still has it; otherwise does nothing. */
+  release(key: string, holder: string): Promise<void>;
+  /** Who holds the lease now, or null. */
+  holder(key: string): Promise<string | null>;
+}
+
 /** Value writes (values.set / values.delete) one process issues are applied in that order, awaited or not. */
 export interface FastStore {
   readonly idempotency: IdempotencyStore;
   readonly counters: CounterStore;
   readonly sets: SetStore;
   readonly values: ValueStore;
+  readonly leases: LeaseStore;
   /** True while the backend can serve requests (Redis: connection "ready"; memory: until closed). */
   isHealthy(): boolean;
   close(): Promise<void>;

@@ -5,6 +5,7 @@ export type {
   FastStore,
   IdempotencyStore,
   IdemState,
+  LeaseStore,
   SetStore,
   ValueSetOptions,
   ValueStore,
@@ -13,6 +14,7 @@ export type {
 export { createFileDurableStore } from "./file-durable-store.js";
 export { createJetStreamDurableStore, type JetStreamDurableStoreOptions } from "./jetstream-durable-store.js";
 export { KeyedMutex } from "./keyed-mutex.js";
+export { fingerprint, type Once, RunOnce, type RunOnceOptions } from "./run-once.js";
 export { createMemoryFastStore, type MemoryFastStoreOptions } from "./memory-fast-store.js";
 export type { RedisErrorSink } from "./redis-connect.js";
 export { createRedisFastStore, type RedisFastStoreOptions } from "./redis-fast-store.js";

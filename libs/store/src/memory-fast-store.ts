@@ -5,6 +5,7 @@ import type {
   FastStore,
   IdempotencyStore,
   IdemState,
+  LeaseStore,
   SetStore,
   ValueStore,
   WindowCount,
@@ -139,6 +140,34 @@ function memoryValues(values: ExpiringMap<string>, open: Guard): ValueStore {
   };
 }
 
+function memoryLeases(leases: ExpiringMap<string>, open: Guard): LeaseStore {
+  return {
+    async acquire(key, holder, ttlMs) {
+      open();
+      const ttl = durationMs("ttlMs", ttlMs);
+      const current = leases.get(key);
+      if (current !== undefined && current !== holder) return false;
+      leases.set(key, holder, ttl);
+      return true;
+    },
+    async renew(key, holder, ttlMs) {
+      open();
+      const ttl = durationMs("ttlMs", ttlMs);
+      if (leases.get(key) !== holder) return false;
+      leases.set(key, holder, ttl);
+      return true;
+    },
+    async release(key, holder) {
+      open();
+      if (leases.get(key) === holder) leases.delete(key);
+    },
+    async holder(key) {
+      open();
+      return leases.get(key) ?? null;
+    },
+  };
+}
+
 /** The embedded-mode FastStore: one process, so plain maps are atomic by construction. */
 export function createMemoryFastStore(opts: MemoryFastStoreOptions = {}): FastStore {
   const now = opts.now ?? Date.now;
@@ -146,7 +175,8 @@ export function createMemoryFastStore(opts: MemoryFastStoreOptions = {}): FastSt
   const counts = new ExpiringMap<number>(now);
   const sets = new ExpiringMap<Set<string>>(now);
   const values = new ExpiringMap<string>(now);
-  const maps = [claims, counts, sets, values];
+  const leases = new ExpiringMap<string>(now);
+  const maps = [claims, counts, sets, values, leases];
   let closed = false;
   const open = () => {
     if (closed) throw new GatewayError("UNAVAILABLE", "the fast store is closed");
@@ -162,6 +192,7 @@ export function createMemoryFastStore(opts: MemoryFastStoreOptions = {}): FastSt
     counters: memoryCounters(counts, open),
     sets: memorySets(sets, open),
     values: memoryValues(values, open),
+    leases: memoryLeases(leases, open),
     isHealthy: () => !closed,
     async close() {
       closed = true;

@@ -5,13 +5,24 @@ import type {
   FastStore,
   IdempotencyStore,
   IdemState,
+  LeaseStore,
   SetStore,
   ValueStore,
   WindowCount,
 } from "./fast-store.js";
 import { durationMs, increment } from "./fast-store-args.js";
 import { connectRedis, type RedisErrorSink } from "./redis-connect.js";
-import { COUNTER_HIT, COUNTER_PEEK, IDEM_ABANDON, IDEM_BEGIN, IDEM_EXTEND, runScript } from "./redis-scripts.js";
+import {
+  COUNTER_HIT,
+  COUNTER_PEEK,
+  IDEM_ABANDON,
+  IDEM_BEGIN,
+  IDEM_EXTEND,
+  LEASE_ACQUIRE,
+  LEASE_RELEASE,
+  LEASE_RENEW,
+  runScript,
+} from "./redis-scripts.js";
 
 export interface RedisFastStoreOptions {
   url: string;
@@ -26,7 +37,7 @@ export interface RedisFastStoreOptions {
 /** What each sub-store needs: the client, the key namer, the error guard and the error sink. */
 interface Ctx {
   client: Redis;
-  key(kind: "idem" | "ctr" | "set" | "val", k: string): string;
+  key(kind: "idem" | "ctr" | "set" | "val" | "lease", k: string): string;
   guard<T>(op: () => Promise<T>): Promise<T>;
   onError: RedisErrorSink | undefined;
 }
@@ -134,6 +145,23 @@ function redisValues({ client, key, guard, onError }: Ctx): ValueStore {
   };
 }
 
+function redisLeases({ client, key, guard }: Ctx): LeaseStore {
+  const run = async (script: string, k: string, args: (string | number)[]) =>
+    guard(async () => Number(await runScript(client, script, [key("lease", k)], args)) === 1);
+  return {
+    async acquire(k, holder, ttlMs) {
+      return run(LEASE_ACQUIRE, k, [holder, durationMs("ttlMs", ttlMs)]);
+    },
+    async renew(k, holder, ttlMs) {
+      return run(LEASE_RENEW, k, [holder, durationMs("ttlMs", ttlMs)]);
+    },
+    async release(k, holder) {
+      await run(LEASE_RELEASE, k, [holder]);
+    },
+    holder: (k) => guard(() => client.get(key("lease", k))),
+  };
+}
+
 /** The distributed FastStore: every replica sharing one Redis sees the same claims and counts. */
 export async function createRedisFastStore(opts: RedisFastStoreOptions): Promise<FastStore> {
   const client = await connectRedis(opts);
@@ -166,6 +194,7 @@ export async function createRedisFastStore(opts: RedisFastStoreOptions): Promise
     counters: redisCounters(ctx),
     sets: redisSets(ctx),
     values: redisValues(ctx),
+    leases: redisLeases(ctx),
     isHealthy: () => !closed && client.status === "ready",
     async close() {
       if (closed) return;

@@ -37,6 +37,22 @@ local count = redis.call('GET', KEYS[1])
 if not count then return {0, 0} end
 return {tonumber(count), redis.call('PTTL', KEYS[1])}`;
 
+/** Takes a free lease, or renews one the caller already holds; returns 1 when the caller holds it. */
+export const LEASE_ACQUIRE = `
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
+
+/** Extends a lease only for its holder; returns 1 when it did. */
+export const LEASE_RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
+
+/** Deletes a lease only for its holder: a late release must not free a successor's lease. */
+export const LEASE_RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
 const shas = new Map<string, string>();
 
 function sha1(script: string): string {

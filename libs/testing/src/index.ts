@@ -5,6 +5,7 @@ export { type RedisServerHandle, type StartRedisOptions, startRedis } from "./re
 export { StartupError } from "./server-lifecycle.js";
 export { type WaitForOptions, waitFor } from "./wait-for.js";
 export { type FakeModelServer, type RecordedRequest, startFakeModelServer } from "./fakes/fake-model-server.js";
+export { FAKE_USAGE } from "./fakes/openai-wire.js";
 export {
   bearerToken,
   bodyFields,
@@ -32,6 +33,7 @@ export {
   TELEGRAM_CAPTION_LIMIT,
   TELEGRAM_TEXT_LIMIT,
 } from "./fakes/fake-telegram.js";
+export type { PollStats, TelegramEntity, TelegramUpdate, TelegramUser, UserMessage } from "./fakes/fake-telegram-updates.js";
 export {
   DEFAULT_SLACK_BOTS,
   DEFAULT_SLACK_CONVERSATIONS,
@@ -53,6 +55,7 @@ export {
   startFakeDiscord,
 } from "./fakes/fake-discord.js";
 export { DEFAULT_SIGNAL_ACCOUNTS, type FakeSignal, startFakeSignal } from "./fakes/fake-signal.js";
+export type { ReceiveStats, SignalMode, SignalUserMessage, TypingCall } from "./fakes/fake-signal-receive.js";
 export {
   DEFAULT_WHATSAPP_NUMBERS,
   type FakeWhatsApp,
@@ -73,5 +76,12 @@ export {
   type FakeMediaServer,
   startFakeMediaServer,
 } from "./fakes/fake-media-server.js";
+export {
+  type FakeDiscordGateway,
+  type FakeGatewayBot,
+  type GatewayMessage,
+  type GatewayStats,
+  startFakeDiscordGateway,
+} from "./fakes/fake-discord-gateway.js";
 export { promtoolCheck } from "./promtool.js";
 export { envForConfig } from "./example-env.js";

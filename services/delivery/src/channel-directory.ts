@@ -2,6 +2,7 @@ import { CHANNEL_SETTINGS_SCHEMAS, type ChannelAdapter, isChannelKind, parseChan
 import { type ChannelsConfig, channelEntries, ConfigError } from "@gw/config";
 import { GatewayError } from "@gw/contracts";
 import { DEFAULT_MEDIA_LIMITS, type HttpClientFactory, type MediaLimits, type PluginTable } from "./channels/registry.js";
+import { HttpClients } from "./http-clients.js";
 
 /** One account of one configured channel, with its adapter. */
 export interface ChannelAccount {
@@ -95,5 +96,19 @@ export class ChannelDirectory {
       );
     }
     return { account, via };
+  }
+}
+
+/**
+ * Builds every channel's adapters the way delivery will, then lets them go: how
+ * `gateway config check` finds a bad channel setting (a ConfigError with its key path) before
+ * the gateway starts. Makes no network call.
+ */
+export async function checkChannels(config: ChannelsConfig, plugins: PluginTable): Promise<ChannelEntry[]> {
+  const clients = new HttpClients();
+  try {
+    return ChannelDirectory.build(config, plugins, clients.factory).list();
+  } finally {
+    await clients.close();
   }
 }

@@ -1,10 +1,10 @@
 import { type ChannelAdapter, chunkText, type DeliveryReceipt as PlatformReceipt, isChannelError, type OutboundMessage, sendPollVia } from "@gw/channels";
 import { type DeliveryPollRequest, type DeliveryReceipt, type DeliverySendRequest, GatewayError, isGatewayError } from "@gw/contracts";
 import { guardUrl, type SsrfPolicy } from "@gw/http-client";
-import { type FastStore, KeyedMutex } from "@gw/store";
+import { type FastStore, fingerprint, KeyedMutex, type RunOnce } from "@gw/store";
 import type { ChannelAccount, ChannelDirectory } from "./channel-directory.js";
+import { deadline } from "./deadline.js";
 import { toGatewayError } from "./delivery-errors.js";
-import { fingerprint, type IdempotentRunner } from "./idempotency.js";
 import type { PaceTarget } from "./pacer.js";
 import { CallFailed, callPlatform, type PlatformCallDeps } from "./platform-call.js";
 import { rateRulesFor } from "./rate-rules.js";
@@ -12,7 +12,8 @@ import { rateRulesFor } from "./rate-rules.js";
 export interface DispatcherDeps extends PlatformCallDeps {
   directory: ChannelDirectory;
   store: FastStore;
-  idempotency: IdempotentRunner;
+  /** Once per idempotencyKey; the value is the part's message ids. */
+  idempotency: RunOnce<string[]>;
   /** How long one send or poll may take in all (delivery.sendTimeoutMs). */
   sendTimeoutMs: number;
   /** Per-part progress is kept as long as the idempotency window. */
@@ -174,7 +175,14 @@ export class Dispatcher {
     // The chat's turn is taken first, before any await, so one chat's sends keep the order in
     // which they reached this replica; a repeat of a key waits here too, then finds the result.
     const { value: ids, cached } = await this.chats.run(`${account.channelId}:${account.accountId}:${to}`, () =>
-      this.deps.idempotency.run(key, print, deadlineAt, () => work(AbortSignal.timeout(Math.max(1, deadlineAt - Date.now())))),
+      this.deps.idempotency.run(key, print, deadlineAt, async () => {
+        const limit = deadline(deadlineAt - Date.now());
+        try {
+          return await work(limit.signal);
+        } finally {
+          limit.done();
+        }
+      }),
     );
     return {
       channel: account.channelId,

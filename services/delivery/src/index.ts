@@ -1,3 +1,4 @@
+export { checkChannels } from "./channel-directory.js";
 export { CHANNEL_PLUGINS } from "./channels/index.js";
 export {
   type ChannelPlugin,
@@ -10,3 +11,6 @@ export {
 } from "./channels/registry.js";
 export { HttpClients } from "./http-clients.js";
 export { type DeliveryService, type DeliveryServiceDeps, startDeliveryService } from "./service.js";
+export { DEFAULT_RECEIVER_TIMING, type ReceiverTiming } from "./inbound/account-receiver.js";
+export { type Receivers, type ReceiversDeps, startReceivers } from "./inbound/receivers.js";
+export type { InboundOrigin, InboundSink } from "./inbound/sink.js";

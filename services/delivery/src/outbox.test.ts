@@ -35,9 +35,9 @@ function message(over: Partial<DeliverySendRequest> = {}): DeliverySendRequest {
   };
 }
 
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -60,8 +60,8 @@ describe("Outbox", () => {
     const first = await outbox.enqueue(job, "run:1");
     expect(await outbox.enqueue(job, "run:1")).toEqual({ jobId: first.jobId, duplicate: true });
     await until(() => adapter.sent.length === 1);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await outbox.pending()).toBe(0);
+    // The job goes from the store once the platform took it, just after the send returns.
+    await until(async () => (await outbox.pending()) === 0);
     expect(adapter.sent).toHaveLength(1);
   });
 
@@ -76,13 +76,12 @@ describe("Outbox", () => {
     outbox.start();
     await outbox.enqueue(message({ text: "retried" }), "run:2");
     await until(() => adapter.sent.length === 1, 8_000);
-    expect(await outbox.pending()).toBe(0);
+    await until(async () => (await outbox.pending()) === 0);
 
     adapter.script.push(new ChannelError("rejected", "Bad Request: chat not found", { status: 400 }));
     await outbox.enqueue(message({ text: "refused" }), "run:3");
     await until(() => adapter.script.length === 0);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(await outbox.pending()).toBe(0);
+    await until(async () => (await outbox.pending()) === 0);
     expect(adapter.sent.map((m) => ("text" in m ? m.text : ""))).toEqual(["retried"]);
   });
 

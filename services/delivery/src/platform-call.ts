@@ -2,6 +2,7 @@ import { ChannelError, isChannelError } from "@gw/channels";
 import { type PaceTarget, type Pacer } from "./pacer.js";
 import type { StatusBook } from "./status-book.js";
 import type { ChannelAccount } from "./channel-directory.js";
+import { deadline as deadlineOf } from "./deadline.js";
 
 export interface PlatformCallDeps {
   pacer: Pacer;
@@ -68,9 +69,9 @@ export async function callPlatform<T extends { cooldownMs?: number }>(
   const backoff = deps.backoff ?? { baseMs: 250, capMs: 10_000 };
   for (let attempt = 1; ; attempt++) {
     await deps.pacer.turn(target, deadline);
-    const signal = AbortSignal.any([deadline, AbortSignal.timeout(deps.callTimeoutMs)]);
+    const callDeadline = deadlineOf(deps.callTimeoutMs, deadline);
     try {
-      const result = await call(signal);
+      const result = await call(callDeadline.signal);
       deps.status.success(account.channelId, account.accountId);
       if (result.cooldownMs !== undefined) await deps.pacer.coolDown(target, result.cooldownMs, "chat");
       return result;
@@ -92,6 +93,8 @@ export async function callPlatform<T extends { cooldownMs?: number }>(
         deps.status.failure(account.channelId, account.accountId, error.message);
         throw new CallFailed(error, attempt);
       }
+    } finally {
+      callDeadline.done();
     }
   }
 }

@@ -3,13 +3,12 @@ import { type Bus, serveRpc, type Subjects, type Unsubscribe } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import { GatewayError, RPC } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
-import type { DurableStore, FastStore } from "@gw/store";
+import { type DurableStore, type FastStore, RunOnce } from "@gw/store";
 import { ChannelDirectory } from "./channel-directory.js";
 import { ChannelStatusReporter } from "./channel-status.js";
 import type { HttpClientFactory, PluginTable } from "./channels/registry.js";
 import { Dispatcher } from "./dispatcher.js";
 import { withMediaPolicy } from "./http-clients.js";
-import { IdempotentRunner } from "./idempotency.js";
 import { Outbox } from "./outbox.js";
 import { Pacer } from "./pacer.js";
 import { StatusBook } from "./status-book.js";
@@ -71,7 +70,13 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
   const dispatcher = new Dispatcher({
     directory,
     store: deps.fastStore,
-    idempotency: new IdempotentRunner(deps.fastStore, { windowMs, claimTtlMs }),
+    idempotency: new RunOnce<string[]>(deps.fastStore, {
+      windowMs,
+      claimTtlMs,
+      stillRunning: () => new GatewayError("TIMEOUT", "an earlier request with this idempotencyKey is still being delivered"),
+      conflict: () =>
+        new GatewayError("CONFLICT", "idempotencyKey was already used for a different request; use a new key for a new message"),
+    }),
     pacer: new Pacer(deps.fastStore),
     status,
     maxAttempts: settings.maxAttempts,

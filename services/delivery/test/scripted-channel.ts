@@ -1,10 +1,9 @@
 import { type ChannelAdapter, ChannelError, type OutboundMessage, type OutboundPoll, receiptOf } from "@gw/channels";
 import { parseConfig } from "@gw/config";
-import { createMemoryFastStore, type FastStore } from "@gw/store";
+import { createMemoryFastStore, type FastStore, RunOnce } from "@gw/store";
 import { ChannelDirectory } from "../src/channel-directory.js";
 import { type ChannelPlugin, pluginTable } from "../src/channels/registry.js";
 import { Dispatcher } from "../src/dispatcher.js";
-import { IdempotentRunner } from "../src/idempotency.js";
 import { Pacer } from "../src/pacer.js";
 import { StatusBook } from "../src/status-book.js";
 
@@ -59,7 +58,7 @@ export function setup(opts: { store?: FastStore; polls?: boolean; sendTimeoutMs?
   const dispatcher = new Dispatcher({
     directory,
     store,
-    idempotency: new IdempotentRunner(store, { windowMs: 60_000, claimTtlMs: 10_000, pollMs: 5 }),
+    idempotency: new RunOnce<string[]>(store, { windowMs: 60_000, claimTtlMs: 10_000, pollMs: 5 }),
     pacer: new Pacer(store),
     status: new StatusBook(store),
     maxAttempts: 3,

@@ -5,7 +5,7 @@ import type { GatewayConfig } from "@gw/config";
 import { GatewayError, isGatewayError } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
 import type { RunQueue, RunRegistry } from "@gw/runs";
-import type { FastStore } from "@gw/store";
+import type { DurableStore, FastStore } from "@gw/store";
 import Fastify from "fastify";
 import { WebSocketServer } from "ws";
 import { AuthGate } from "./auth/auth-gate.js";
@@ -13,21 +13,25 @@ import { normalizeIp, requestTarget, TrustedProxies } from "./auth/client-addres
 import { FailedAuthLimiter } from "./auth/failed-auth-limiter.js";
 import { OriginPolicy } from "./auth/origin-policy.js";
 import type { BusDeps } from "./bus-deps.js";
+import { startDeviceServices } from "./devices/device-services.js";
 import { EventHub } from "./events/event-hub.js";
 import { RunEventRouter } from "./events/run-event-router.js";
 import { Drain, registerHttpDrain } from "./drain.js";
 import { edgeMetrics } from "./edge-metrics.js";
-import { registerRequestTracing } from "./http/access-log.js";
+import { registerRequestTracing, requestIdFor } from "./http/access-log.js";
 import { registerApiSend } from "./http/api-send.js";
 import { registerOriginCheck } from "./http/browser-origin.js";
-import { registerChatCompletions } from "./http/chat-completions.js";
 import { httpErrorResponse, sendHttpError } from "./http/errors.js";
+import { registerHooks } from "./http/hooks.js";
 import { registerDepthLimitedJson } from "./http/json-body.js";
+import { openaiSurface } from "./http/openai/plugin.js";
 import { registerRoutes } from "./http/routes.js";
 import { registerToolsInvoke } from "./http/tools-invoke.js";
 import { agentRunMethods } from "./methods/agent-runs.js";
 import { agentMethods } from "./methods/agents.js";
 import { deliveryMethods } from "./methods/delivery.js";
+import { deviceMethods } from "./methods/devices.js";
+import { pairingMethods } from "./methods/pairing.js";
 import { MethodRegistry } from "./methods/registry.js";
 import { sessionMethods } from "./methods/sessions.js";
 import { RunClient } from "./runs/run-client.js";
@@ -39,6 +43,8 @@ export interface EdgeDeps {
   bus: Bus;
   subjects: Subjects;
   fastStore: FastStore;
+  /** Paired devices and their hashed tokens (JetStream KV, or the embedded gateway's files). */
+  durable: DurableStore;
   /** Run dispatch and the shared run registry: JetStream + Redis, or in process (shared with the runner). */
   runs: { queue: RunQueue; registry: RunRegistry };
   logger: Logger;
@@ -122,6 +128,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     { bus: deps.bus, subjects: deps.subjects },
     observed.auth,
   );
+  const devices = await startDeviceServices({ ...deps, logger });
   const authGate = new AuthGate(
     {
       token: config.gateway.auth.token,
@@ -130,8 +137,10 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
       overlayMode: config.gateway.overlay.mode,
       trustedProxy: config.gateway.auth.trustedProxy,
       trustedProxies,
+      pairingEnabled: config.gateway.pairing.enabled,
     },
     limiter,
+    devices.registry,
   );
   const busDeps: BusDeps = { bus: deps.bus, subjects: deps.subjects, requestTimeoutMs: limits.requestTimeoutMs };
   // Delivery answers within delivery.sendTimeoutMs (it fails the send itself then); the extra
@@ -153,11 +162,14 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     ...agentRunMethods(runs),
     ...sessionMethods(busDeps),
     ...deliveryMethods({ ...busDeps, sendTimeoutMs }),
+    ...pairingMethods(devices),
+    ...deviceMethods(devices),
   );
 
   const app = Fastify({
     bodyLimit: limits.maxBodyBytes,
     logger: false,
+    genReqId: requestIdFor,
     // Slowloris: the whole request (headers and body) must arrive within httpRequestTimeoutMs;
     // Node checks on an interval, so keep it short enough for the limit to mean something.
     requestTimeout: limits.httpRequestTimeoutMs,
@@ -183,9 +195,10 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   registerDepthLimitedJson(app);
   const httpDeps = { ...busDeps, authGate, trustedProxies, isHealthy: () => !drain.draining && deps.isHealthy() };
   registerRoutes(app, httpDeps);
-  registerChatCompletions(app, { ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
+  void app.register(openaiSurface, { prefix: "/v1", ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
   registerToolsInvoke(app, httpDeps);
   registerApiSend(app, { ...httpDeps, sendTimeoutMs });
+  registerHooks(app, { ...busDeps, hooks: config.hooks, limiter, trustedProxies });
 
   // Our own `connections` set tracks the sockets, so ws keeps no second set (and no extra
   // close listener per socket).
@@ -202,6 +215,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     logger,
     metrics: deps.metrics,
     events,
+    devices,
     preConnectTimeoutMs: limits.preConnectTimeoutMs,
     limits: { maxInFlight: limits.maxInFlightPerConnection, maxSendBufferBytes: limits.maxSendBufferBytes },
     hello: {
@@ -278,6 +292,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
           wss.close();
           events.close();
           limiter.close();
+          devices.close();
           runEvents.close();
           await app.close();
         },

@@ -1,10 +1,13 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Writable } from "node:stream";
 import { createSubjects, InProcessBus, serveRpc } from "@gw/bus";
 import { defaultConfig } from "@gw/config";
 import { GATEWAY_VERSION, RPC } from "@gw/contracts";
 import { createLogger, createMetrics } from "@gw/runtime";
 import { InProcessRunQueue, RunRegistry } from "@gw/runs";
-import { createMemoryFastStore, type FastStore } from "@gw/store";
+import { createFileDurableStore, createMemoryFastStore, type FastStore } from "@gw/store";
 import { type Edge, startEdge } from "../src/edge.js";
 
 export const FUZZ_TOKEN = "fuzz-token-0123456789";
@@ -12,7 +15,7 @@ export const FUZZ_TOKEN = "fuzz-token-0123456789";
 /** Every call that would change the fast store, by `store.method`. */
 export type WriteLog = string[];
 
-const WRITE_METHODS = new Set(["begin", "complete", "abandon", "hit", "reset", "add", "remove", "set", "delete"]);
+const WRITE_METHODS = new Set(["begin", "complete", "abandon", "hit", "reset", "add", "remove", "set", "delete", "acquire", "renew", "release"]);
 
 function recordWrites<T extends object>(name: string, target: T, writes: WriteLog): T {
   return new Proxy(target, {
@@ -33,6 +36,7 @@ function watchedStore(inner: FastStore, writes: WriteLog): FastStore {
     counters: recordWrites("counters", inner.counters, writes),
     sets: recordWrites("sets", inner.sets, writes),
     values: recordWrites("values", inner.values, writes),
+    leases: recordWrites("leases", inner.leases, writes),
     isHealthy: () => inner.isHealthy(),
     close: () => inner.close(),
   };
@@ -71,12 +75,17 @@ export async function startFuzzEdge(limits: Record<string, number> = {}): Promis
     agents: [{ id: "main", name: "Main", model: "builtin/echo", description: "" }],
     defaultAgentId: "main",
   }));
+  // Paired devices: only approvals, rotations and revocations write here, valid calls of
+  // state-changing methods the generators leave out.
+  const durableDir = mkdtempSync(join(tmpdir(), "gw-fuzz-durable-"));
+  const durable = await createFileDurableStore(durableDir);
   const edge = await startEdge(
     {
       config,
       bus,
       subjects,
       fastStore: watched,
+      durable,
       runs: { queue: runQueue, registry: new RunRegistry(watched) },
       logger: createLogger({ service: "edge", level: "info", destination: sink }),
       metrics: createMetrics({ service: "edge", collectDefault: false }),
@@ -98,6 +107,8 @@ export async function startFuzzEdge(limits: Record<string, number> = {}): Promis
       await runQueue.close();
       await bus.close();
       await fastStore.close();
+      await durable.close();
+      rmSync(durableDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,8 @@
 import {
   AgentParamsSchema,
+  DeviceIdParamsSchema,
+  NodePairRequestParamsSchema,
+  PairRequestIdParamsSchema,
   RequestFrameSchema,
   RunAbortParamsSchema,
   SessionKeyParamsSchema,
@@ -7,7 +10,7 @@ import {
 } from "@gw/contracts";
 import fc from "fast-check";
 import type { z } from "zod";
-import { ChatCompletionsBodySchema } from "../src/http/chat-completions-body.js";
+import { ChatBodySchema as ChatCompletionsBodySchema } from "../src/http/openai/chat-body.js";
 
 /**
  * Generators of malformed and adversarial input for the edge, shared by the bounded property
@@ -36,6 +39,10 @@ const METHODS = [
   "sessions.patch",
   "sessions.delete",
   "send",
+  "node.pair.request",
+  "node.pair.approve",
+  "device.token.rotate",
+  "device.list",
   "__proto__",
   "constructor",
   "toString",
@@ -177,6 +184,11 @@ const STATE_CHANGING_METHODS = new Map<string, z.ZodType>([
   ["sessions.reset", SessionKeyParamsSchema],
   ["sessions.delete", SessionKeyParamsSchema],
   ["sessions.compact", SessionKeyParamsSchema],
+  ["node.pair.request", NodePairRequestParamsSchema],
+  ["node.pair.approve", PairRequestIdParamsSchema],
+  ["node.pair.reject", PairRequestIdParamsSchema],
+  ["device.token.rotate", DeviceIdParamsSchema],
+  ["device.revoke", DeviceIdParamsSchema],
 ]);
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ConfigError, defaultConfig, type GatewayConfig } from "@gw/config";
 import { GATEWAY_VERSION } from "@gw/contracts";
+import { CHANNEL_PLUGINS, checkChannels } from "@gw/delivery";
 import { loadServiceConfig, parseCommonArgs, serviceLogger, startOpsServers } from "@gw/host";
 import { createMetrics, Shutdown } from "@gw/runtime";
 import { startEmbedded } from "./embedded.js";
@@ -52,6 +53,10 @@ async function start(argv: string[], env: Record<string, string | undefined>): P
   for (const agent of config.agents.list) {
     out(`  agent ${agent.id}${agent.id === config.agents.default ? " (default)" : ""}: model ${agent.model}`);
   }
+  if (config.hooks.enabled) {
+    const paths = ["wake", "agent", ...config.hooks.mappings.map((mapping) => mapping.path)];
+    out(`  hooks: POST ${config.hooks.path}/{${paths.join(",")}}, heartbeat every ${config.hooks.heartbeat.intervalSeconds} s`);
+  }
   if (generatedToken)
     out(`  token: ${generatedToken}   (generated for this run; set gateway.auth.token to keep one)`);
   else if (!config.gateway.auth.token && !config.gateway.auth.password) {
@@ -59,7 +64,7 @@ async function start(argv: string[], env: Record<string, string | undefined>): P
   }
 }
 
-function check(argv: string[], env: Record<string, string | undefined>): void {
+async function check(argv: string[], env: Record<string, string | undefined>): Promise<void> {
   const args = parseCommonArgs(argv);
   const path = args.config ?? env.GATEWAY_CONFIG;
   if (!path) {
@@ -68,7 +73,13 @@ function check(argv: string[], env: Record<string, string | undefined>): void {
     return;
   }
   const config = loadServiceConfig(args, env);
-  out(`${path}: OK (${config.agents.list.length} agent(s), default "${config.agents.default}")`);
+  // Channel settings belong to their plugins: build them as delivery will, to check them too.
+  const channels = await checkChannels(config.channels, CHANNEL_PLUGINS);
+  const accounts = channels.reduce((sum, channel) => sum + channel.accounts.length, 0);
+  out(
+    `${path}: OK (${config.agents.list.length} agent(s), default "${config.agents.default}"; ` +
+      `${channels.length} channel(s), ${accounts} account(s))`,
+  );
 }
 
 async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
@@ -86,7 +97,7 @@ async function main(argv: string[], env: Record<string, string | undefined>): Pr
     return -1;
   }
   if (command === "config" && rest[0] === "check") {
-    check(rest.slice(1), env);
+    await check(rest.slice(1), env);
     return 0;
   }
   process.stderr.write(`unknown command: ${argv.join(" ")}\n\n${USAGE}`);

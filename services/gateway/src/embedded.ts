@@ -7,6 +7,7 @@ import { collectSecrets, type GatewayConfig } from "@gw/config";
 import { GATEWAY_VERSION } from "@gw/contracts";
 import { busErrorSink, busObserver } from "@gw/host";
 import { type Edge, startEdge } from "@gw/edge";
+import { type HooksService, startHooksService } from "@gw/hooks";
 import type { Logger, Metrics } from "@gw/runtime";
 import { InProcessRunQueue, RunRegistry, registryOptionsFor } from "@gw/runs";
 import { FileSessionRepository, startSessionsService } from "@gw/sessions";
@@ -51,6 +52,19 @@ export async function startEmbedded(deps: {
     logger,
     metrics: deps.metrics,
   });
+  // Only when hooks are on: the heartbeat has nothing to do otherwise.
+  let hooks: HooksService | undefined;
+  if (config.hooks.enabled) {
+    hooks = await startHooksService({
+      config,
+      bus,
+      subjects,
+      fastStore,
+      durable,
+      runs: { queue: runQueue, registry: runRegistry },
+      logger,
+    });
+  }
   const isHealthy = () =>
     bus.isHealthy() && fastStore.isHealthy() && sessionStore.isHealthy() && durable.isHealthy();
   const edge = await startEdge(
@@ -59,6 +73,8 @@ export async function startEmbedded(deps: {
       bus,
       subjects,
       fastStore,
+      // One file store for the process: the delivery outbox and the paired devices share it.
+      durable,
       runs: { queue: runQueue, registry: runRegistry },
       logger,
       metrics: deps.metrics,
@@ -73,6 +89,7 @@ export async function startEmbedded(deps: {
     isHealthy,
     close: async () => {
       await edge.close();
+      await hooks?.stop();
       await runner.stop();
       await delivery.stop();
       await http.close();

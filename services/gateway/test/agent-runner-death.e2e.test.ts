@@ -24,7 +24,7 @@ describe("a runner killed mid-run (distributed)", () => {
 
   it("ends the run with lifecycle error and an error response, and agent.wait elsewhere sees it", async () => {
     client = await WsClient.open(gw.wsUrl(0));
-    await client.connect(TOKEN, "webchat");
+    await client.connect(TOKEN, "node");
     const runId = "death-1";
     const response = send(client, "agent", { message: "slow die", sessionKey: "e2e:death", agentId: "oa", runId }, DEATH_BOUND_MS + 5_000);
     await waitRunEvent(client, runId, (e) => e.stream === "assistant");
@@ -35,7 +35,7 @@ describe("a runner killed mid-run (distributed)", () => {
     expect(last.data).toMatchObject({ phase: "error", code: "UNAVAILABLE" });
     expect(await response).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
     const other = await WsClient.open(gw.wsUrl(1));
-    await other.connect(TOKEN, "webchat");
+    await other.connect(TOKEN, "node");
     expect(await send(other, "agent.wait", { runId })).toMatchObject({ ok: true, payload: { completed: true, status: "error" } });
     other.close();
   });

@@ -30,7 +30,8 @@ const lastIndex = (events: AgentEvent[], runId: string, pred: (e: AgentEvent) =>
 const isAssistant = (e: AgentEvent) => e.stream === "assistant";
 
 describe.each(MODES)("agent runs, more (%s)", (mode) => {
-  const suite = runGatewaySuite(mode, "webchat");
+  // Devices run agents on any session they name; delivering an answer is control's.
+  const suite = runGatewaySuite(mode, "node");
   const open = (edge?: number, role?: string) => suite.open(edge, role);
 
   it("serialises runs on one session and runs different sessions in parallel", async () => {
@@ -63,7 +64,7 @@ describe.each(MODES)("agent runs, more (%s)", (mode) => {
     // No channels are configured: embedded delivery says so; in distributed mode no delivery
     // process runs at all, so the bus has no responder.
     const expected = mode === "embedded" ? "CHANNEL_NOT_FOUND" : "UNAVAILABLE";
-    const client = await open();
+    const client = await open(0, "control");
     const runId = `deliver-${mode}`;
     const response = send(client, "agent", {
       message: "deliver this",

@@ -7,7 +7,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
   const open = (edge?: number, role?: string) => suite.open(edge, role);
 
   it("streams builtin/echo chunks that concatenate to the payload", async () => {
-    const client = await open(0, "webchat");
+    const client = await open(0, "node");
     const response = send(client, "agent", { message: "hello there dear gateway", sessionKey: "e2e:echo", runId: `echo-${mode}` });
     const events = await collectRun(client, `echo-${mode}`);
     expect(shape(events)).toEqual(["lifecycle:start", "assistant", "lifecycle:end"]);
@@ -18,7 +18,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
   });
 
   it.each(["oa", "an"])("runs two tool calls with the exact event sequence (%s)", async (agentId) => {
-    const client = await open(0, "webchat");
+    const client = await open(0, "node");
     const runId = `tools-${agentId}-${mode}`;
     const response = send(client, "agent", { message: "tools:time__now,time__now now", sessionKey: `e2e:tools:${agentId}`, agentId, runId });
     const events = await collectRun(client, runId);
@@ -42,7 +42,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
 
   it("delivers a run's events to a control connection on another edge, once each and in order", async () => {
     const watcher = await open(1, "control");
-    const client = await open(0, "webchat");
+    const client = await open(0, "node");
     const runId = `fanout-${mode}`;
     const response = send(client, "agent", { message: "tools:time__now fan", sessionKey: "e2e:fanout", agentId: "oa", runId });
     const mine = await collectRun(client, runId);
@@ -54,8 +54,8 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
   });
 
   it("answers agent.wait from a second edge during the run and after it ended", async () => {
-    const client = await open(0, "webchat");
-    const other = await open(1, "webchat");
+    const client = await open(0, "node");
+    const other = await open(1, "node");
     const runId = `wait-${mode}`;
     const response = send(client, "agent", { message: "slow please", sessionKey: "e2e:wait", agentId: "oa", runId });
     await waitRunEvent(client, runId, (e) => e.stream === "assistant");
@@ -70,11 +70,11 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
   });
 
   it("aborts a run mid-stream with chat.abort (and agent.abort for unknown runs)", async () => {
-    const client = await open(0, "webchat");
+    const client = await open(0, "node");
     const runId = `abort-${mode}`;
     const response = send(client, "agent", { message: "slow abort me", sessionKey: "e2e:abort", agentId: "an", runId });
     await waitRunEvent(client, runId, (e) => e.stream === "assistant");
-    const other = await open(1, "webchat");
+    const other = await open(1, "node");
     expect(await send(other, "chat.abort", { runId })).toMatchObject({ ok: true, payload: { aborted: true } });
     const last = await waitRunEvent(client, runId, (e) => e.stream === "lifecycle" && e.data.phase !== "start");
     expect(last.data).toMatchObject({ phase: "error", aborted: true });
@@ -84,7 +84,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
   });
 
   it("refuses a duplicate live runId", async () => {
-    const client = await open(0, "webchat");
+    const client = await open(0, "node");
     const runId = `dup-${mode}`;
     const first = send(client, "agent", { message: "slow dup", sessionKey: "e2e:dup1", agentId: "oa", runId });
     await waitRunEvent(client, runId, (e) => e.stream === "lifecycle");
@@ -99,7 +99,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
     ["drop", "dropped|ended before"],
   ])("ends the run with lifecycle error on provider %s", async (word, reason) => {
     for (const agentId of ["oa", "an"]) {
-      const client = await open(0, "webchat");
+      const client = await open(0, "node");
       const runId = `${word}-${agentId}-${mode}`;
       const response = send(client, "agent", { message: `${word} now`, sessionKey: `e2e:${word}`, agentId, runId });
       const events = await collectRun(client, runId);
@@ -128,7 +128,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
   });
 
   it("ends a run that outlives its timeoutSeconds with lifecycle error TIMEOUT", async () => {
-    const client = await open(0, "webchat");
+    const client = await open(0, "node");
     const runId = `timeout-${mode}`;
     // `slow` streams for about 4 s; the run may take 1 s.
     const response = send(client, "agent", { message: "slow timeout", sessionKey: "e2e:timeout", agentId: "oa", runId, timeoutSeconds: 1 });
@@ -139,7 +139,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
   });
 
   it("retries a 429 (honouring retry-after) before any token and then answers", async () => {
-    const client = await open(0, "webchat");
+    const client = await open(0, "node");
     for (const agentId of ["oa", "an"]) {
       const runId = `r429-${agentId}-${mode}`;
       const res = await send(client, "agent", { message: `fail429 ${agentId}`, sessionKey: "e2e:429", agentId, runId });
@@ -148,7 +148,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
   });
 
   it("maps thinking and extraSystemPrompt onto each provider's request", async () => {
-    const client = await open(0, "webchat");
+    const client = await open(0, "node");
     suite.fake.requests.length = 0;
     for (const agentId of ["oa", "an"]) {
       const runId = `think-${agentId}-${mode}`;
@@ -166,7 +166,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
   });
 
   it("keeps the full exchange in the session and replays it to the model", async () => {
-    const client = await open(0, "webchat");
+    const client = await open(0, "node");
     const key = `e2e:history:${mode}`;
     await send(client, "agent", { message: "tools:time__now first", sessionKey: key, agentId: "oa" });
     suite.fake.requests.length = 0;
@@ -181,7 +181,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
   });
 
   it("refuses bad params with INVALID_REQUEST", async () => {
-    const client = await open(0, "webchat");
+    const client = await open(0, "node");
     expect(await send(client, "agent", { sessionKey: "e2e:x" })).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
     expect(await send(client, "agent", { message: "x", sessionKey: "e2e:x", thinking: "max" })).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
     expect(await send(client, "agent", { message: "x", sessionKey: "e2e:x", agentId: "nobody" })).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });

@@ -109,6 +109,53 @@ describe.each(MODES)("POST /v1/chat/completions (%s)", (mode) => {
     expect(anon.status).toBe(401);
   });
 
+  it("refuses what it cannot honour with a 400 naming the parameter, never a silent ignore", async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ n: 3 }, "n"],
+      [{ logit_bias: { "1": 5 } }, "logit_bias"],
+      [{ logprobs: true }, "logprobs"],
+      [{ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.org/a.png" } }] }] }, "messages[0].content[0].type"],
+      [{ messages: [{ role: "user", content: "x" }, { role: "tool", tool_call_id: "call_9", content: "orphan" }] }, "messages[1]"],
+      [{ messages: [{ role: "user", content: "x" }, { role: "assistant", content: "last" }] }, "messages[1]"],
+      [{ tools: [{ type: "custom", custom: { name: "x" } }] }, "tools[0].type"],
+    ];
+    for (const [extra, param] of cases) {
+      const res = await post({ model: "oa", messages: [{ role: "user", content: "refuse me" }], ...extra });
+      expect(res.status, JSON.stringify(extra)).toBe(400);
+      // `param` as OpenAI spells it; the message names the place as every validation message does.
+      const place = `body.${param.replace(/\[(\d+)\]/g, ".$1")}`;
+      expect(await res.json()).toMatchObject({ error: { type: "invalid_request_error", param, message: expect.stringContaining(place) } });
+    }
+  });
+
+  it("streams a client tool call as a tool_calls delta before finish_reason tool_calls, and usage last when asked", async () => {
+    const res = await post({
+      model: "oa",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: "raw tools:get_weather" }],
+      tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: {} } } }],
+    });
+    const chunks = (await res.text())
+      .split("\n\n")
+      .filter((e) => e.startsWith("data: {"))
+      .map((e) => JSON.parse(e.slice(6)) as { choices: Array<{ delta: Record<string, unknown>; finish_reason: string | null }>; usage?: unknown });
+    expect(chunks.slice(-3)).toEqual([
+      expect.objectContaining({
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+            finish_reason: null,
+          },
+        ],
+        usage: null,
+      }),
+      expect.objectContaining({ choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }], usage: null }),
+      expect.objectContaining({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 } }),
+    ]);
+  });
+
   it("gives the official openai client the same answer streaming and non-streaming", async () => {
     const client = new OpenAI({ apiKey: TOKEN, baseURL: `${gw.httpUrl()}/v1`, maxRetries: 0, timeout: 20_000 });
     const whole = await client.chat.completions.create({ model: "an", messages: [{ role: "user", content: "same answer" }], user: "sdk-user" });

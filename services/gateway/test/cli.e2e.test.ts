@@ -66,6 +66,12 @@ describe("gateway config check", () => {
     const second = await runToExit(CLI, ["config", "check", "--config", provider]);
     expect(second.code).toBe(1);
     expect(second.output).toContain("agents.list[0].model");
+
+    const channel = join(dir, "channel.json5");
+    writeFileSync(channel, `{ channels: { tg: { kind: "telegram", botToken: "1:x", apiBaseUrl: "ftp://nowhere" }, sms: { kind: "pager" } } }`);
+    const third = await runToExit(CLI, ["config", "check", "--config", channel]);
+    expect(third.code).toBe(1);
+    expect(third.output).toMatch(/channels\.(tg\.apiBaseUrl|sms\.kind)/);
   });
 
   it("names a missing environment variable", async () => {

@@ -38,8 +38,14 @@ describe.each(MODES)("metrics, request ids and access logs (%s)", (mode) => {
     await collectRun(client, runId);
     await client.request("channels.status", {});
     await client.request("sessions.list", {});
+    await client.request("agents.list", {});
     client.close();
-    await fetch(`${gw.httpUrl()}/v1/models`, { headers: { authorization: `Bearer ${TOKEN}`, traceparent: TRACEPARENT } });
+    await fetch(`${gw.httpUrl()}/v1/models`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    await fetch(`${gw.httpUrl()}/api/tools/invoke`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", traceparent: TRACEPARENT },
+      body: JSON.stringify({ tool: "time.now" }),
+    });
     await fetch(`${gw.httpUrl()}/v1/models`, { headers: { authorization: "Bearer wrong" } });
   });
   afterAll(async () => {
@@ -81,10 +87,10 @@ describe.each(MODES)("metrics, request ids and access logs (%s)", (mode) => {
 
   it("returns the request id as x-request-id, continuing the client's traceparent", async () => {
     const res = await fetch(`${gw.httpUrl()}/health`, { headers: { traceparent: TRACEPARENT } });
-    expect(res.headers.get("x-request-id")).toBe(TRACE_ID);
+    expect(res.headers.get("x-request-id")).toBe(`req_${TRACE_ID}`);
     const fresh = await fetch(`${gw.httpUrl()}/health`);
-    expect(fresh.headers.get("x-request-id")).toMatch(/^[0-9a-f]{32}$/);
-    expect(fresh.headers.get("x-request-id")).not.toBe(TRACE_ID);
+    expect(fresh.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(fresh.headers.get("x-request-id")).not.toBe(`req_${TRACE_ID}`);
   });
 
   it("logs each request with its id, in the edge and in the service the bus carried it to", () => {
@@ -93,9 +99,9 @@ describe.each(MODES)("metrics, request ids and access logs (%s)", (mode) => {
       .split("\n")
       .filter((line) => line.startsWith("{"))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    const access = lines.find((l) => l.msg === "http request" && l.reqId === TRACE_ID);
-    expect(access).toMatchObject({ method: "GET", route: "/v1/models", status: 200 });
-    expect(lines.find((l) => l.msg === "bus request" && l.reqId === TRACE_ID && l.method === "runner.agents.list")).toBeDefined();
+    const access = lines.find((l) => l.msg === "http request" && l.reqId === `req_${TRACE_ID}`);
+    expect(access).toMatchObject({ method: "POST", route: "/api/tools/invoke", status: 200 });
+    expect(lines.find((l) => l.msg === "bus request" && l.reqId === `req_${TRACE_ID}` && l.method === "runner.tools.invoke")).toBeDefined();
     expect(lines.find((l) => l.msg === "ws request" && l.method === "agent" && l.outcome === "ok")).toBeDefined();
     // The run's own line: who ran what, how long, how it ended, under the agent request's id.
     const agentRequest = lines.find((l) => l.msg === "ws request" && l.method === "agent");

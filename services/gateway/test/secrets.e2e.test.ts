@@ -163,7 +163,11 @@ describe.each(MODES)("secrets stay out of logs, answers, events and metrics (%s)
         expect(ok.status).toBe(200);
         for (const word of ["leakkey401", "leakkey500"]) {
           const failed = await complete({ model, stream, messages: [{ role: "user", content: `${word} please` }] });
-          expect(`${failed.status} ${failed.body}`).toMatch(/HTTP (401|500)/);
+          // The upstream's error (which quoted the key) stays in the log: HTTP clients get the
+          // generic message and the request id (docs/decisions.md, OpenAI-compatible HTTP).
+          expect(`${failed.status} ${failed.body}`).toMatch(
+            new RegExp(`^${stream ? 200 : 502} .*the model provider failed \\(request id req_[0-9a-f]{32}\\)`, "s"),
+          );
         }
       }
     }

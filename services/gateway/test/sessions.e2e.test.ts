@@ -16,7 +16,7 @@ describe.each(MODES)("sessions over WebSocket (%s)", (mode) => {
   let gw: GatewayUnderTest;
   let fake: FakeModelServer;
   let control: WsClient;
-  let webchat: WsClient;
+  let device: WsClient;
   const clients: WsClient[] = [];
   const open = async (role = "control") => {
     const client = await WsClient.open(gw.wsUrl());
@@ -57,7 +57,7 @@ describe.each(MODES)("sessions over WebSocket (%s)", (mode) => {
       models: { providers: { ...providers, dead } },
     });
     control = await open("control");
-    webchat = await open("webchat");
+    device = await open("node");
   });
   afterAll(async () => {
     for (const c of clients) c.close();
@@ -67,11 +67,11 @@ describe.each(MODES)("sessions over WebSocket (%s)", (mode) => {
 
   it("creates a session on first use and emits session.created once, to control and watchers, events without id", async () => {
     const key = newKey();
-    expect(await ok(webchat, "sessions.subscribe", { key })).toEqual({ subscribed: true, key });
+    expect(await ok(device, "sessions.subscribe", { key })).toEqual({ subscribed: true, key });
     const { runId } = await say(key, "hello there");
     const events = [
       await sessionEvent(control, "session.created", key),
-      await sessionEvent(webchat, "session.created", key),
+      await sessionEvent(device, "session.created", key),
       ...(await runFrames(control, runId)),
     ];
     expect(events.slice(0, 2).map((f) => f.payload)).toEqual([{ key, agentId: "main" }, { key, agentId: "main" }]);
@@ -124,7 +124,7 @@ describe.each(MODES)("sessions over WebSocket (%s)", (mode) => {
   it("patches agent, model and thinking and emits session.updated with only what changed", async () => {
     const key = newKey("slack");
     await say(key, "hi");
-    const watcher = await open("webchat");
+    const watcher = await open("node");
     await ok(watcher, "sessions.subscribe", { key });
     expect(await ok(control, "sessions.patch", { key, model: "builtin/other" })).toEqual({
       updated: true,
@@ -302,7 +302,7 @@ describe.each(MODES)("sessions over WebSocket (%s)", (mode) => {
   });
 
   it("keeps listing and changing sessions to control connections", async () => {
-    expect(await errorOf("sessions.list", {}, webchat)).toBe("FORBIDDEN");
-    expect(await errorOf("sessions.delete", { key: "webchat:x" }, webchat)).toBe("FORBIDDEN");
+    expect(await errorOf("sessions.list", {}, device)).toBe("FORBIDDEN");
+    expect(await errorOf("sessions.delete", { key: "webchat:x" }, device)).toBe("FORBIDDEN");
   });
 });

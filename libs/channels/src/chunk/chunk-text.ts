@@ -15,6 +15,10 @@ export const MIN_CHUNK_LIMIT = 2;
 
 /** The parts of `text`, in order; none empty or whitespace only, none longer than `limit`. */
 export function chunkText(text: string, limit: number): string[] {
+  // Most messages fit in one part: no need to find fences, URLs and boundaries to keep them whole.
+  if (text.length <= limit && limit >= MIN_CHUNK_LIMIT && Number.isInteger(limit) && !/^\s|\s$/.test(text) && text !== "") {
+    return [text];
+  }
   const layout = layoutChunks(text, limit);
   return layout.parts.map((part) => layout.text.slice(part.start, part.end));
 }

@@ -2,6 +2,13 @@ import { z } from "zod";
 import { encodeMessage } from "../encode.js";
 import { ClientEvent } from "../gen/gateway/v1/events.pb.js";
 import type { EncodedJson } from "./encoded-json.js";
+import type {
+  DeviceRevokedPayload,
+  DeviceTokenRotatedPayload,
+  PairRequestView,
+  PairResolvedPayload,
+  PairResultPayload,
+} from "./device-methods.js";
 import type { SessionChanges } from "./session-views.js";
 
 /** The SPEC §6 `agent` event streams. */
@@ -21,6 +28,11 @@ export interface ClientEventPayloads {
   agent: AgentEventPayload;
   "session.created": { key: string; agentId: string };
   "session.updated": { key: string; changes: SessionChanges };
+  "node.pair.requested": PairRequestView;
+  "node.pair.resolved": PairResolvedPayload;
+  "node.pair.result": PairResultPayload;
+  "device.token.rotated": DeviceTokenRotatedPayload;
+  "device.revoked": DeviceRevokedPayload;
 }
 export type ClientEventName = keyof ClientEventPayloads;
 

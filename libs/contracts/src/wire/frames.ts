@@ -29,7 +29,7 @@ export interface EventFrame {
   payload: Record<string, unknown>;
 }
 
-/** SPEC §7 HTTP error body. */
+/** SPEC §7 HTTP error body; `param` names the request parameter at fault, as OpenAI's does. */
 export interface HttpErrorBody {
-  error: { message: string; type: string };
+  error: { message: string; type: string; param?: string };
 }

@@ -8,11 +8,21 @@ export type Role = (typeof ROLES)[number];
 
 const secret = z.string().min(1).max(4096);
 
-export const ConnectParamsSchema = z.object({
-  role: z.enum(ROLES, { error: "role must be one of control, node, webchat" }),
-  auth: z.object({ token: secret.optional(), password: secret.optional() }).optional(),
-  client: z.object({ name: z.string().min(1).max(128), version: z.string().min(1).max(64) }).optional(),
-});
+export const ConnectParamsSchema = z
+  .object({
+    role: z.enum(ROLES, { error: "role must be one of control, node, webchat" }),
+    auth: z.object({ token: secret.optional(), password: secret.optional() }).optional(),
+    client: z.object({ name: z.string().min(1).max(128), version: z.string().min(1).max(64) }).optional(),
+    /** A device without a credential yet: the connection may only ask to be paired (node.pair.request). */
+    pairing: z.boolean().optional(),
+  })
+  .superRefine((params, ctx) => {
+    if (params.pairing !== true) return;
+    if (params.role !== "node") ctx.addIssue({ code: "custom", path: ["pairing"], message: "pairing is for role node only" });
+    if (params.auth?.token !== undefined || params.auth?.password !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["pairing"], message: "a pairing connection presents no credential" });
+    }
+  });
 export type ConnectParams = z.infer<typeof ConnectParamsSchema>;
 
 export const AgentIdSchema = z

@@ -5,6 +5,12 @@ type Block = { type: string; text?: string; content?: unknown };
 interface AnthropicBody {
   model: string;
   messages: Array<{ role: string; content: string | Block[] }>;
+  max_tokens?: number;
+}
+
+/** A `max_tokens` below the answer's chunk count cuts it (stop_reason `max_tokens`). */
+export function anthropicMaxChunks(body: AnthropicBody): number | undefined {
+  return typeof body.max_tokens === "number" ? body.max_tokens : undefined;
 }
 
 export function anthropicConversation(body: AnthropicBody): Omit<FakeConversation, "attempt"> {
@@ -23,7 +29,7 @@ export function anthropicConversation(body: AnthropicBody): Omit<FakeConversatio
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Writes a Messages API event stream: message_start, content blocks, message_delta, message_stop. */
-export async function writeAnthropicStream(res: ServerResponse, model: string, turn: FakeTurn): Promise<void> {
+export async function writeAnthropicStream(res: ServerResponse, model: string, turn: FakeTurn, maxChunks?: number): Promise<void> {
   const send = (type: string, data: Record<string, unknown>) =>
     res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   res.writeHead(200, { "content-type": "text/event-stream" });
@@ -52,12 +58,14 @@ export async function writeAnthropicStream(res: ServerResponse, model: string, t
     });
   } else if (turn.kind === "text") {
     send("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
-    for (const chunk of turn.chunks) {
+    const chunks = turn.chunks.slice(0, maxChunks);
+    for (const chunk of chunks) {
       if (turn.delayMs) await sleep(turn.delayMs);
       if (res.destroyed) return;
       send("content_block_delta", { index: 0, delta: { type: "text_delta", text: chunk } });
     }
     send("content_block_stop", { index: 0 });
+    if (chunks.length < turn.chunks.length) stop = "max_tokens";
   }
   send("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 15 } });
   send("message_stop", {});

@@ -3,7 +3,8 @@
  * `POST /channels/{id}/messages` (JSON, or multipart with `payload_json` and `files[n]`),
  * `POST /users/@me/channels` to open a DM, `GET /users/@me`. Errors are `{ message, code }`;
  * 429 is `{ message, retry_after, global }` with `Retry-After` and `X-RateLimit-*` headers, which
- * every answer carries. A thread is a channel of its own whose parent is the chat; a reply
+ * every answer carries; `GET /channels/{id}` and `POST /channels/{id}/typing` (204). A thread
+ * is a channel of its own whose parent is the chat; a reply
  * (`message_reference`) is recorded against the message it quotes.
  */
 import {
@@ -88,6 +89,16 @@ export async function startFakeDiscord(
         channels.push({ id, type: 1 });
       }
       return ok({ id, type: 1, last_message_id: null, flags: 0, recipients: [userObject(recipient.id, recipient.username, false)] });
+    }
+    const channelPath = /^\/channels\/(\d+)(\/typing)?$/.exec(path);
+    if (channelPath !== null && (req.method === "GET" || req.method === "POST")) {
+      const channel = channels.find((c) => c.id === channelPath[1]);
+      if (channel === undefined) return error(404, "Unknown Channel", 10003);
+      // Trigger Typing Indicator: 204, the indicator shows for 10 s or until the bot posts.
+      if (channelPath[2] !== undefined && req.method === "POST") return { status: 204, headers: rateHeaders(4, 1) };
+      if (channelPath[2] === undefined && req.method === "GET") {
+        return ok({ id: channel.id, type: channel.type, ...(channel.parentId === undefined ? {} : { parent_id: channel.parentId }), ...(channel.name === undefined ? {} : { name: channel.name }) });
+      }
     }
     const target = /^\/channels\/(\d+)\/messages$/.exec(path);
     if (req.method === "POST" && target !== null) {

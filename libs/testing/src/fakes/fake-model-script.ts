@@ -2,7 +2,8 @@
  * What the fake model does, chosen by words in the latest user message, so e2e tests steer
  * a real provider adapter through the real wire format:
  * - `tools:a,b`   first turn calls tools a and b (wire names), then answers once results are back
- *                 (`http__fetch` gets a URL, `message__send` a message text, others no arguments)
+ *                 (`http__fetch` gets a URL, `message__send` a message text, a name with `weather`
+ *                 `{ city: "Paris" }`, others no arguments): the agent's tools or the client's
  * - `slow`        streams 40 chunks, 100 ms apart (abort and runner-death tests)
  * - `fail500`     always HTTP 500;  `fail429` HTTP 429 with retry-after: 0 on the first try of each conversation
  * - `busy429`     HTTP 429 with retry-after: 0 on every try (retries run out at once)
@@ -42,6 +43,7 @@ function split(text: string, parts: number): string[] {
 function toolArguments(name: string): Record<string, unknown> {
   if (name.includes("fetch")) return { url: "http://127.0.0.1:9/" };
   if (name.includes("message")) return { message: "sent by the agent's message tool" };
+  if (name.includes("weather")) return { city: "Paris" };
   return {};
 }
 

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { anthropicConversation, writeAnthropicStream } from "./anthropic-wire.js";
+import { anthropicConversation, anthropicMaxChunks, writeAnthropicStream } from "./anthropic-wire.js";
 import { planTurn } from "./fake-model-script.js";
-import { openAiConversation, writeOpenAiStream } from "./openai-wire.js";
+import { openAiConversation, openAiStreamOptions, writeOpenAiStream } from "./openai-wire.js";
 
 export interface RecordedRequest {
   api: "openai" | "anthropic";
@@ -24,7 +24,8 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 }
 
 /**
- * One local server speaking both the OpenAI chat-completions stream
+ * One local server speaking both the OpenAI chat-completions stream (usage in a last chunk
+ * when `stream_options.include_usage` asks; a token limit cuts the answer)
  * (`POST /v1/chat/completions`) and the Anthropic Messages stream (`POST /v1/messages`),
  * steered by fake-model-script.ts. Listens on 127.0.0.1, port 0.
  */
@@ -55,8 +56,8 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
         return;
       }
       const model = String(body.model);
-      if (api === "openai") await writeOpenAiStream(res, model, turn);
-      else await writeAnthropicStream(res, model, turn);
+      if (api === "openai") await writeOpenAiStream(res, model, turn, openAiStreamOptions(body as never));
+      else await writeAnthropicStream(res, model, turn, anthropicMaxChunks(body as never));
     })().catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -16,12 +16,18 @@ import {
   type PlatformFake,
   startPlatformFake,
 } from "./platform-fake.js";
+import { type ReceiveStats, SignalInbox, type SignalMode, type SignalUserMessage, type TypingCall } from "./fake-signal-receive.js";
 
 export interface FakeSignal extends PlatformFake {
   /** Numbers registered with the bridge (the `number` a send must name). */
   readonly accounts: readonly string[];
   /** Recipients the Signal service does not know. */
   readonly unregistered: readonly string[];
+  /** A person writes to an account: queued for `GET /v1/receive` (fake-signal-receive.ts). */
+  userWrites(msg: SignalUserMessage): { timestamp: number; envelope: unknown };
+  readonly receiveStats: ReceiveStats;
+  /** Every typing-indicator call, in order. */
+  readonly typing: readonly TypingCall[];
 }
 
 export const DEFAULT_SIGNAL_ACCOUNTS: readonly string[] = ["+15550001111", "+15550002222"];
@@ -29,18 +35,22 @@ export const DEFAULT_SIGNAL_ACCOUNTS: readonly string[] = ["+15550001111", "+155
 const RECIPIENT = /^(\+[1-9]\d{6,14}|group\.[A-Za-z0-9+/=]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|u:[\w.]+)$/;
 
 export async function startFakeSignal(
-  opts: { accounts?: readonly string[]; unregistered?: readonly string[] } = {},
+  opts: { accounts?: readonly string[]; unregistered?: readonly string[]; mode?: SignalMode } = {},
 ): Promise<FakeSignal> {
   const accounts = [...(opts.accounts ?? DEFAULT_SIGNAL_ACCOUNTS)];
+  const mode = opts.mode ?? "json-rpc";
+  const inbox = new SignalInbox(accounts, mode);
   const unregistered = [...(opts.unregistered ?? ["+15550009999"])];
   let last = 0;
   // Signal names a message by its sender's timestamp in milliseconds.
   const timestamp = () => (last = Math.max(last + 1, Date.now()));
 
-  const route = (req: FakeRequest, ctx: PlatformContext): FakeReply => {
+  const route = (req: FakeRequest, ctx: PlatformContext): FakeReply | Promise<FakeReply> => {
     if (req.method === "GET" && req.path === "/v1/about") {
-      return { status: 200, json: { versions: ["v1", "v2"], build: 2, mode: "json-rpc", version: "0.95", capabilities: { "v2/send": ["quotes", "mentions"] } } };
+      return { status: 200, json: { versions: ["v1", "v2"], build: 2, mode, version: "0.95", capabilities: { "v2/send": ["quotes", "mentions"] } } };
     }
+    const inbound = inbox.route(req, checkSender);
+    if (inbound !== undefined) return inbound;
     if (req.method === "GET" && req.path === "/v1/health") return { status: 204 };
     if (req.method === "GET" && req.path === "/v1/accounts") return { status: 200, json: accounts };
     if (req.method === "POST" && req.path === "/v2/send") return send(req, ctx);
@@ -131,7 +141,13 @@ export async function startFakeSignal(
         status === 500 ? { status, json: { error: "signal-cli: connection to daemon lost" } } : { status, text: "Bad Gateway" },
     },
   });
-  return Object.assign(fake, { accounts, unregistered });
+  return Object.assign(fake, {
+    accounts,
+    unregistered,
+    userWrites: (msg: SignalUserMessage) => inbox.userWrites(msg),
+    receiveStats: inbox.stats,
+    typing: inbox.typing,
+  });
 }
 
 /** `data:<mime>;filename=<name>;base64,<data>`, `data:<mime>;base64,<data>`, or bare base64. */

@@ -16,6 +16,7 @@ import {
   type PlatformFake,
   startPlatformFake,
 } from "./platform-fake.js";
+import { type PollStats, type TelegramUpdate, TelegramUpdates, UPDATE_METHODS, type UserMessage } from "./fake-telegram-updates.js";
 
 export const TELEGRAM_TEXT_LIMIT = 4096;
 export const TELEGRAM_CAPTION_LIMIT = 1024;
@@ -39,6 +40,14 @@ export interface FakeTelegramChat {
 export interface FakeTelegram extends PlatformFake {
   readonly bots: readonly FakeTelegramBot[];
   readonly chats: readonly FakeTelegramChat[];
+  /** A person writes to a bot: the update getUpdates hands out (fake-telegram-updates.ts). */
+  userWrites(msg: UserMessage): TelegramUpdate;
+  /** Queues any update for a bot (default: the first); its update_id is assigned. */
+  queueUpdate(update: Omit<TelegramUpdate, "update_id">, botToken?: string): TelegramUpdate;
+  /** How a bot's getUpdates were called: offsets, conflicts, pollers at once. */
+  pollStats(botToken?: string): PollStats;
+  /** The webhook a bot has set, if any. */
+  webhookOf(botToken?: string): { url: string; secretToken?: string } | undefined;
 }
 
 export const DEFAULT_TELEGRAM_BOTS: readonly FakeTelegramBot[] = [
@@ -74,7 +83,8 @@ export async function startFakeTelegram(
     return id;
   };
 
-  const route = (req: FakeRequest, ctx: PlatformContext): FakeReply => {
+  const updates = new TelegramUpdates(bots);
+  const route = (req: FakeRequest, ctx: PlatformContext): FakeReply | Promise<FakeReply> => {
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(req.path);
     if (match === null) return fail(404, "Not Found");
     const bot = bots.find((b) => b.token === decodeURIComponent(match[1]!));
@@ -82,6 +92,7 @@ export async function startFakeTelegram(
     const method = match[2]!.toLowerCase();
     const params: Params = { ...req.query, ...bodyFields(req) };
     if (method === "getme") return ok(user(bot));
+    if (UPDATE_METHODS.has(method)) return updates.route(bot.token, method, params, req);
     const known = method === "sendmessage" || method === "sendmediagroup" || method === "sendpoll" || method in MEDIA_METHODS;
     if (!known) return fail(404, "Not Found");
     const target = findChat(chats, params.chat_id);
@@ -110,7 +121,15 @@ export async function startFakeTelegram(
       unavailable: ({ status = 502 }) => (status === 500 ? fail(500, "Internal Server Error") : proxyPage(status)),
     },
   });
-  return Object.assign(fake, { bots, chats });
+  const token = (given?: string) => given ?? bots[0]!.token;
+  return Object.assign(fake, {
+    bots,
+    chats,
+    userWrites: (msg: UserMessage) => updates.userWrites(msg),
+    queueUpdate: (update: Omit<TelegramUpdate, "update_id">, botToken?: string) => updates.queue(token(botToken), update),
+    pollStats: (botToken?: string) => updates.stats(token(botToken)),
+    webhookOf: (botToken?: string) => updates.webhook(token(botToken)),
+  });
 }
 
 interface Send {

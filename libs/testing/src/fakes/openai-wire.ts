@@ -4,6 +4,18 @@ import type { FakeConversation, FakeTurn } from "./fake-model-script.js";
 interface OpenAiBody {
   model: string;
   messages: Array<{ role: string; content: unknown; tool_call_id?: string }>;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  stream_options?: { include_usage?: boolean };
+}
+
+/** The usage the fake reports for every answer (when the request asks for it). */
+export const FAKE_USAGE = { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 };
+
+/** What of the request shapes the stream: a token limit cuts the text (finish_reason length). */
+export function openAiStreamOptions(body: OpenAiBody): { maxChunks?: number; usage: boolean } {
+  const max = body.max_completion_tokens ?? body.max_tokens;
+  return { ...(typeof max === "number" ? { maxChunks: max } : {}), usage: body.stream_options?.include_usage === true };
 }
 
 export function openAiConversation(body: OpenAiBody): Omit<FakeConversation, "attempt"> {
@@ -16,8 +28,17 @@ export function openAiConversation(body: OpenAiBody): Omit<FakeConversation, "at
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Writes one streamed chat.completion.chunk sequence exactly as OpenAI does, ending with [DONE]. */
-export async function writeOpenAiStream(res: ServerResponse, model: string, turn: FakeTurn): Promise<void> {
+/**
+ * Writes one streamed chat.completion.chunk sequence exactly as OpenAI does, ending with [DONE]:
+ * a text answer is cut after `maxChunks` chunks (finish_reason `length`), and the usage chunk
+ * comes only when the request asked for it (`stream_options.include_usage`).
+ */
+export async function writeOpenAiStream(
+  res: ServerResponse,
+  model: string,
+  turn: FakeTurn,
+  opts: { maxChunks?: number; usage: boolean } = { usage: true },
+): Promise<void> {
   const id = "chatcmpl-fake";
   const send = (choices: unknown[], extra: Record<string, unknown> = {}) =>
     res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1, model, choices, ...extra })}\n\n`);
@@ -40,13 +61,14 @@ export async function writeOpenAiStream(res: ServerResponse, model: string, turn
     });
     send([{ index: 0, delta: {}, finish_reason: "tool_calls" }]);
   } else if (turn.kind === "text") {
-    for (const chunk of turn.chunks) {
+    const chunks = turn.chunks.slice(0, opts.maxChunks);
+    for (const chunk of chunks) {
       if (turn.delayMs) await sleep(turn.delayMs);
       if (res.destroyed) return;
       send([{ index: 0, delta: { content: chunk }, finish_reason: null }]);
     }
-    send([{ index: 0, delta: {}, finish_reason: "stop" }]);
+    send([{ index: 0, delta: {}, finish_reason: chunks.length < turn.chunks.length ? "length" : "stop" }]);
   }
-  send([], { usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 } });
+  if (opts.usage) send([], { usage: FAKE_USAGE });
   res.end("data: [DONE]\n\n");
 }

@@ -26,6 +26,8 @@ export interface FakeRequest {
   body: unknown;
   /** Set when the body did not parse as its content type says (e.g. "invalid JSON"). */
   bodyError?: string;
+  /** Fires when the client goes away before the answer was written (long polls watch it). */
+  signal?: AbortSignal;
 }
 
 export interface FakeMedia {
@@ -161,8 +163,13 @@ export async function startPlatformFake(opts: PlatformFakeOptions): Promise<Plat
   };
 
   const server = createServer((raw, res) => {
+    const gone = new AbortController();
+    res.on("close", () => {
+      if (!res.writableEnded) gone.abort();
+    });
     void readRequest(raw)
       .then((req) => {
+        req.signal = gone.signal;
         requests.push(req);
         return answer(req, raw, res);
       })

@@ -46,7 +46,10 @@ describe("AnthropicProvider against a Messages API server", () => {
     const chunks = await collect(provider().stream(request("hello claude"), never()));
     expect(chunks.filter((c) => c.type === "text").length).toBeGreaterThan(1);
     expect(textOf(chunks)).toBe("You said: hello claude");
-    expect(chunks.at(-1)).toEqual({ type: "usage", inputTokens: 9, outputTokens: 15 });
+    expect(chunks.slice(-2)).toEqual([
+      { type: "usage", inputTokens: 9, outputTokens: 15 },
+      { type: "stop", reason: "stop" },
+    ]);
 
     const seen = seenFor("hello claude");
     expect(seen.api).toBe("anthropic");
@@ -55,6 +58,35 @@ describe("AnthropicProvider against a Messages API server", () => {
     expect(seen.body).toMatchObject({ model: "claude-test", stream: true, max_tokens: 4_096 });
     expect(seen.body).not.toHaveProperty("thinking");
     expect(seen.body).not.toHaveProperty("system");
+  });
+
+  it("passes the sampling parameters the Messages API has and maps the tool choice", async () => {
+    const sampling = { temperature: 0.3, topP: 0.8, maxTokens: 100, stop: ["END"], user: "u-2", parallelToolCalls: false };
+    await collect(provider().stream(request("sampled claude", { sampling, tools: [TIME_NOW], toolChoice: { mode: "required" } }), never()));
+    expect(seenFor("sampled claude").body).toMatchObject({
+      temperature: 0.3,
+      top_p: 0.8,
+      max_tokens: 100,
+      stop_sequences: ["END"],
+      metadata: { user_id: "u-2" },
+      tool_choice: { type: "any", disable_parallel_tool_use: true },
+    });
+    await collect(provider().stream(request("named claude", { tools: [TIME_NOW], toolChoice: { mode: "function", name: "time__now" } }), never()));
+    expect(seenFor("named claude").body.tool_choice).toEqual({ type: "tool", name: "time__now" });
+    const cut = await collect(provider().stream(request("cut claude short", { sampling: { maxTokens: 1 } }), never()));
+    expect(cut.at(-1)).toEqual({ type: "stop", reason: "length" });
+  });
+
+  it.each([
+    ["seed", { seed: 1 }],
+    ["presence_penalty", { presencePenalty: 1 }],
+    ["frequency_penalty", { frequencyPenalty: 1 }],
+    ["response_format", { responseFormat: { type: "json_object" } }],
+  ])("refuses %s, which the Messages API lacks, before calling it", async (param, sampling) => {
+    const before = fake.requests.length;
+    const err = await collect(provider().stream(request(`refuse ${param}`, { sampling }), never())).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringContaining(param), details: { param } });
+    expect(fake.requests.length).toBe(before);
   });
 
   it("posts to {baseUrl}/v1/messages when the base does not end in /v1", async () => {

@@ -1,3 +1,4 @@
+import { GatewayError } from "@gw/contracts";
 import { type HttpClient, readSse } from "@gw/http-client";
 import {
   type ChatMessage,
@@ -5,6 +6,9 @@ import {
   type ModelProvider,
   type ModelRequest,
   ProviderError,
+  type Sampling,
+  type StopReason,
+  type ToolChoice,
 } from "./model-provider.js";
 import { asProviderError, type HttpProviderConfig, providerClient } from "./provider-http.js";
 import { anthropicThinkingBudget } from "./thinking.js";
@@ -33,6 +37,49 @@ function toWireMessages(messages: ChatMessage[]): Array<{ role: string; content:
   return out;
 }
 
+const STOP_REASONS: Record<string, StopReason> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  pause_turn: "stop",
+  max_tokens: "length",
+  tool_use: "tool_calls",
+  refusal: "content_filter",
+};
+
+/**
+ * The pass-through parameters the Messages API has. Those it lacks (seed, the penalties, a JSON
+ * response_format) are refused, naming the parameter, rather than dropped without a word.
+ */
+export function anthropicSampling(s: Sampling | undefined): Record<string, unknown> {
+  if (s === undefined) return {};
+  const unsupported = [
+    ["seed", s.seed],
+    ["presence_penalty", s.presencePenalty],
+    ["frequency_penalty", s.frequencyPenalty],
+    ["response_format", s.responseFormat?.type === "text" ? undefined : s.responseFormat],
+  ].find(([, value]) => value !== undefined);
+  if (unsupported)
+    throw new GatewayError("INVALID_REQUEST", `${String(unsupported[0])} is not supported by this agent's model (Anthropic Messages API)`, {
+      details: { param: unsupported[0] },
+    });
+  const out: Record<string, unknown> = {
+    temperature: s.temperature,
+    top_p: s.topP,
+    stop_sequences: s.stop?.length ? s.stop : undefined,
+    metadata: s.user ? { user_id: s.user } : undefined,
+  };
+  for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
+  return out;
+}
+
+function anthropicToolChoice(choice: ToolChoice | undefined, parallel: boolean | undefined): { tool_choice?: unknown } {
+  const noParallel = parallel === false ? { disable_parallel_tool_use: true } : {};
+  if (choice === undefined || choice.mode === "auto")
+    return parallel === false ? { tool_choice: { type: "auto", ...noParallel } } : {};
+  if (choice.mode === "required") return { tool_choice: { type: "any", ...noParallel } };
+  return { tool_choice: { type: "tool", name: choice.name, ...noParallel } };
+}
+
 interface StreamEvent {
   type: string;
   index?: number;
@@ -57,7 +104,8 @@ export class AnthropicProvider implements ModelProvider {
     const budget = request.thinking ? anthropicThinkingBudget(request.thinking) : 0;
     const body = {
       model: request.model,
-      max_tokens: MAX_TOKENS + budget,
+      // The thinking budget is spent out of max_tokens, so it comes on top of the answer's share.
+      max_tokens: (request.sampling?.maxTokens ?? MAX_TOKENS) + budget,
       stream: true,
       messages: toWireMessages(request.messages),
       ...(request.system ? { system: request.system } : {}),
@@ -65,6 +113,8 @@ export class AnthropicProvider implements ModelProvider {
         ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) }
         : {}),
       ...(budget ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
+      ...(request.tools.length ? anthropicToolChoice(request.toolChoice, request.sampling?.parallelToolCalls) : {}),
+      ...anthropicSampling(request.sampling),
     };
     try {
       const res = await this.http.request({
@@ -112,6 +162,7 @@ export class AnthropicProvider implements ModelProvider {
         }
         case "message_delta":
           yield { type: "usage", inputTokens, outputTokens: event.usage?.output_tokens ?? 0 };
+          if (event.delta?.stop_reason) yield { type: "stop", reason: STOP_REASONS[event.delta.stop_reason] ?? "stop" };
           break;
         case "message_stop":
           stopped = true;

@@ -47,7 +47,10 @@ describe("BuiltinProvider (builtin/echo)", () => {
     const texts = chunks.filter((c) => c.type === "text").map((c) => c.text);
     expect(texts.length).toBeGreaterThan(1);
     expect(texts.join("")).toBe(message);
-    expect(chunks.at(-1)).toEqual({ type: "usage", inputTokens: 0, outputTokens: 0 });
+    expect(chunks.slice(-2)).toEqual([
+      { type: "usage", inputTokens: 0, outputTokens: 0 },
+      { type: "stop", reason: "stop" },
+    ]);
   });
 
   it("refuses models other than echo", async () => {

@@ -12,7 +12,8 @@ export function chunkText(text: string, parts: number): string[] {
 
 /**
  * `builtin/echo`: streams the latest user message back in several chunks, so a fresh
- * gateway answers with no model configured and no network.
+ * gateway answers with no model configured and no network. Sampling parameters have nothing
+ * to act on in an echo, and it never calls tools.
  */
 export class BuiltinProvider implements ModelProvider {
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
@@ -26,5 +27,6 @@ export class BuiltinProvider implements ModelProvider {
       yield { type: "text", text: chunk };
     }
     yield { type: "usage", inputTokens: 0, outputTokens: 0 };
+    yield { type: "stop", reason: "stop" };
   }
 }

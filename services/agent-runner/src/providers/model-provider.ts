@@ -24,19 +24,49 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
+/** Which tool the model must call: auto (its choice), required (some tool), or one by name. */
+export type ToolChoice = { mode: "auto" } | { mode: "required" } | { mode: "function"; name: string };
+
+/**
+ * Sampling parameters a client passed through (OpenAI names, camel-cased); unset ones keep the
+ * provider's defaults. A provider that cannot honour one throws INVALID_REQUEST naming it.
+ */
+export interface Sampling {
+  temperature?: number;
+  topP?: number;
+  /** Per model call. */
+  maxTokens?: number;
+  stop?: string[];
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  /** The OpenAI `response_format` object (`json_object`, `json_schema`). */
+  responseFormat?: Record<string, unknown>;
+  /** The end user, for the provider's abuse monitoring. */
+  user?: string;
+  parallelToolCalls?: boolean;
+}
+
 export interface ModelRequest {
   model: string;
   system: string;
   messages: ChatMessage[];
   tools: ToolSpec[];
   thinking?: Thinking;
+  /** Absent: auto. */
+  toolChoice?: ToolChoice;
+  sampling?: Sampling;
 }
+
+/** Why a model turn stopped, in OpenAI's terms. */
+export type StopReason = "stop" | "length" | "tool_calls" | "content_filter";
 
 export type ModelChunk =
   | { type: "text"; text: string }
   | { type: "thinking" }
   | { type: "tool_call"; call: ToolCall }
-  | { type: "usage"; inputTokens: number; outputTokens: number };
+  | { type: "usage"; inputTokens: number; outputTokens: number }
+  | { type: "stop"; reason: StopReason };
 
 export interface ModelProvider {
   /** Streams one model turn; throws ProviderError on failure, an AbortError when `signal` fires. */

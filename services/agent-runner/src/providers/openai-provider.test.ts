@@ -47,7 +47,10 @@ describe("OpenAiProvider against a chat-completions server", () => {
     const chunks = await collect(provider().stream(request("hello stream"), never()));
     expect(chunks.filter((c) => c.type === "text").length).toBeGreaterThan(1);
     expect(textOf(chunks)).toBe("You said: hello stream");
-    expect(chunks.at(-1)).toEqual({ type: "usage", inputTokens: 7, outputTokens: 5 });
+    expect(chunks.slice(-2)).toEqual([
+      { type: "usage", inputTokens: 7, outputTokens: 5 },
+      { type: "stop", reason: "stop" },
+    ]);
 
     const seen = fake.requests.at(-1)!;
     expect(seen.api).toBe("openai");
@@ -97,6 +100,49 @@ describe("OpenAiProvider against a chat-completions server", () => {
       },
       { role: "tool", tool_call_id: "call_1", content: "12:00" },
     ]);
+  });
+
+  it("passes sampling parameters and the tool choice through under their chat-completions names", async () => {
+    const sampling = {
+      temperature: 0.2,
+      topP: 0.9,
+      maxTokens: 50,
+      stop: ["END"],
+      seed: 42,
+      presencePenalty: 0.5,
+      frequencyPenalty: -0.5,
+      responseFormat: { type: "json_object" },
+      user: "u-1",
+      parallelToolCalls: false,
+    };
+    await collect(provider().stream(request("sampled", { sampling, tools: [TIME_NOW], toolChoice: { mode: "function", name: "time__now" } }), never()));
+    expect(bodyFor("sampled")).toMatchObject({
+      temperature: 0.2,
+      top_p: 0.9,
+      max_tokens: 50,
+      stop: ["END"],
+      seed: 42,
+      presence_penalty: 0.5,
+      frequency_penalty: -0.5,
+      response_format: { type: "json_object" },
+      user: "u-1",
+      parallel_tool_calls: false,
+      tool_choice: { type: "function", function: { name: "time__now" } },
+    });
+    await collect(provider().stream(request("required choice", { tools: [TIME_NOW], toolChoice: { mode: "required" } }), never()));
+    expect(bodyFor("required choice").tool_choice).toBe("required");
+    // Without tools, neither tool_choice nor parallel_tool_calls may go (the API refuses them).
+    await collect(provider().stream(request("no tools", { sampling: { parallelToolCalls: true }, toolChoice: { mode: "required" } }), never()));
+    expect(bodyFor("no tools")).not.toHaveProperty("tool_choice");
+    expect(bodyFor("no tools")).not.toHaveProperty("parallel_tool_calls");
+  });
+
+  it("reports why the model stopped: length when max_tokens cut it, tool_calls for calls", async () => {
+    const cut = await collect(provider().stream(request("cut short please", { sampling: { maxTokens: 1 } }), never()));
+    expect(cut.filter((c) => c.type === "text")).toHaveLength(1);
+    expect(cut.at(-1)).toEqual({ type: "stop", reason: "length" });
+    const calls = await collect(provider().stream(request("stop tools:get_weather", { tools: [TIME_NOW] }), never()));
+    expect(calls.at(-1)).toEqual({ type: "stop", reason: "tool_calls" });
   });
 
   it.each([

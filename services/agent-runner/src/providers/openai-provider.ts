@@ -5,7 +5,10 @@ import {
   type ModelProvider,
   type ModelRequest,
   ProviderError,
+  type Sampling,
+  type StopReason,
   type ToolCall,
+  type ToolChoice,
 } from "./model-provider.js";
 import { asProviderError, type HttpProviderConfig, providerClient } from "./provider-http.js";
 import { openAiReasoningEffort } from "./thinking.js";
@@ -60,6 +63,41 @@ function parseArguments(raw: string, name: string): Record<string, unknown> {
   }
 }
 
+const STOP_REASONS: Record<string, StopReason> = {
+  stop: "stop",
+  length: "length",
+  tool_calls: "tool_calls",
+  function_call: "tool_calls",
+  content_filter: "content_filter",
+};
+
+/** The pass-through parameters under their chat-completions names; unset ones are left out. */
+export function openAiSampling(s: Sampling | undefined, hasTools: boolean): Record<string, unknown> {
+  if (s === undefined) return {};
+  const out: Record<string, unknown> = {
+    temperature: s.temperature,
+    top_p: s.topP,
+    // `max_tokens` rather than `max_completion_tokens`: every OpenAI-compatible server knows it.
+    max_tokens: s.maxTokens,
+    stop: s.stop?.length ? s.stop : undefined,
+    seed: s.seed,
+    presence_penalty: s.presencePenalty,
+    frequency_penalty: s.frequencyPenalty,
+    response_format: s.responseFormat,
+    user: s.user,
+    // The API refuses parallel_tool_calls on a request without tools.
+    parallel_tool_calls: hasTools ? s.parallelToolCalls : undefined,
+  };
+  for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
+  return out;
+}
+
+function openAiToolChoice(choice: ToolChoice | undefined): { tool_choice?: unknown } {
+  if (choice === undefined || choice.mode === "auto") return {};
+  if (choice.mode === "required") return { tool_choice: "required" };
+  return { tool_choice: { type: "function", function: { name: choice.name } } };
+}
+
 /** Any OpenAI-compatible `POST {baseUrl}/chat/completions` server, streamed. */
 export class OpenAiProvider implements ModelProvider {
   private readonly http: HttpClient;
@@ -83,6 +121,8 @@ export class OpenAiProvider implements ModelProvider {
           }
         : {}),
       ...(request.thinking ? { reasoning_effort: openAiReasoningEffort(request.thinking) } : {}),
+      ...(request.tools.length ? openAiToolChoice(request.toolChoice) : {}),
+      ...openAiSampling(request.sampling, request.tools.length > 0),
     };
     try {
       const res = await this.http.request({
@@ -101,6 +141,7 @@ export class OpenAiProvider implements ModelProvider {
   private async *readStream(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<ModelChunk> {
     const calls = new Map<number, { id: string; name: string; args: string }>();
     let finished = false;
+    let stop: StopReason | undefined;
     for await (const event of readSse(body, { name: this.config.name, idleMs: this.config.timeoutMs, signal })) {
       if (event.data === "[DONE]") {
         finished = true;
@@ -109,6 +150,7 @@ export class OpenAiProvider implements ModelProvider {
       const chunk = JSON.parse(event.data) as ChunkJson;
       if (chunk.error) throw new ProviderError(`${this.config.name}: ${chunk.error.message}`, { retryable: true });
       const choice = chunk.choices?.[0];
+      if (choice?.finish_reason) stop = STOP_REASONS[choice.finish_reason] ?? "stop";
       if (choice?.delta?.reasoning_content) yield { type: "thinking" };
       if (choice?.delta?.content) yield { type: "text", text: choice.delta.content };
       for (const delta of choice?.delta?.tool_calls ?? []) {
@@ -135,5 +177,6 @@ export class OpenAiProvider implements ModelProvider {
       };
       yield { type: "tool_call", call: toolCall };
     }
+    if (stop !== undefined) yield { type: "stop", reason: stop };
   }
 }

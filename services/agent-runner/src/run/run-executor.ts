@@ -4,11 +4,13 @@ import type { RunRecord, RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { RunRegistry } from "@gw/runs";
 import type { AgentDirectory } from "../agent-directory.js";
-import type { ChatMessage, Thinking } from "../providers/model-provider.js";
+import type { Thinking } from "../providers/model-provider.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import { runAgentLoop } from "./agent-loop.js";
+import { type LoopResult, runAgentLoop } from "./agent-loop.js";
 import type { AnswerDelivery } from "./answer-delivery.js";
+import { clientRequest } from "./client-request.js";
+import { fromRunMessage, toolResultTurn } from "./conversation.js";
 import { RunAborted, RunNotOurs, RunTimedOut, runFailure } from "./run-errors.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { messageToEntry, type SessionClient, type SessionView } from "./session-client.js";
@@ -83,10 +85,7 @@ async function loadLocked(
 
 /** A stateless run's conversation comes with the request; there is no session to read or lock. */
 function ephemeralSession(req: RunRequest): SessionView {
-  const messages: ChatMessage[] = req.history.map((m) =>
-    m.role === "assistant" ? { role: "assistant", content: m.content } : { role: "user", content: m.content },
-  );
-  return { model: "", thinking: "", summary: "", messages };
+  return { model: "", thinking: "", summary: "", messages: req.history.map(fromRunMessage) };
 }
 
 /** `confirmed` settles once the claim is read: tools and session writes wait for it. */
@@ -98,7 +97,7 @@ async function execute(
   confirmed: Promise<unknown>,
   lock: SessionLock,
   facts: RunFacts,
-): Promise<string> {
+): Promise<LoopResult> {
   if (req.deliver) await deps.delivery.check(req);
   const agent = deps.directory.get(req.agentId);
   facts.agentId = agent.id;
@@ -108,13 +107,17 @@ async function execute(
   facts.model = req.model || session.model || agent.model;
   const { provider, model } = deps.providers.resolve(facts.model);
   const system = [req.extraSystemPrompt, agent.systemPrompt ?? "", session.summary].filter(Boolean).join("\n\n");
+  const turn = req.toolResults.length
+    ? toolResultTurn(session.messages, req.toolCallTurn, req.toolResults)
+    : [{ role: "user" as const, content: req.message }];
   const result = await runAgentLoop({
     provider,
     model,
     system,
     history: session.messages,
-    message: req.message,
+    turn,
     thinking,
+    ...clientRequest(req, deps.tools.specs(agent.tools)),
     toolAllow: agent.tools,
     tools: deps.tools,
     maxToolRounds: deps.settings.maxToolRounds,
@@ -132,7 +135,7 @@ async function execute(
     );
   }
   if (req.deliver && result.text.trim() !== "") await deps.delivery.enqueue(req, result.text);
-  return result.text;
+  return result;
 }
 
 /**
@@ -144,13 +147,25 @@ async function announce(
   deps: ExecutorDeps,
   events: RunEventPublisher,
   record: RunRecord,
-  outcome: Pick<RunRecord, "payloads" | "error">,
+  outcome: Pick<RunRecord, "payloads" | "error" | "finishReason" | "toolCalls" | "usage">,
   data: Record<string, unknown>,
   log: Logger,
 ): Promise<void> {
   const { final, written } = deps.registry.beginFinish(record, outcome);
   events.emit("lifecycle", data, final);
   await written.catch((err: unknown) => log.error({ err }, "cannot record the run's outcome"));
+}
+
+/** What a run that ended well records: its answer, and for OpenAI clients why it stopped. */
+function finalOutcome(result: LoopResult): Pick<RunRecord, "payloads" | "finishReason" | "toolCalls" | "usage"> {
+  return {
+    payloads: [{ type: "text", text: result.text }],
+    finishReason: result.finishReason,
+    usage: result.usage,
+    ...(result.clientCalls.length
+      ? { toolCalls: result.clientCalls.map((c) => ({ id: c.id, name: c.name, arguments: JSON.stringify(c.input) })) }
+      : {}),
+  };
 }
 
 type Claim = NonNullable<Awaited<ReturnType<RunRegistry["beginClaim"]>>>;
@@ -227,9 +242,9 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
     log.info(summary, "run finished");
     deps.observer?.finished(summary);
   };
-  let outcome: { text: string } | { err: unknown };
+  let outcome: { result: LoopResult } | { err: unknown };
   try {
-    outcome = { text: await execute(deps, req, events, controller.signal, confirmed, lock, facts) };
+    outcome = { result: await execute(deps, req, events, controller.signal, confirmed, lock, facts) };
   } catch (err) {
     outcome = { err };
   }
@@ -240,8 +255,8 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
       return;
     }
     const { record } = claim;
-    if ("text" in outcome) {
-      await announce(deps, events, record, { payloads: [{ type: "text", text: outcome.text }] }, { phase: "end" }, log);
+    if ("result" in outcome) {
+      await announce(deps, events, record, finalOutcome(outcome.result), { phase: "end" }, log);
       summarize("ok");
       return;
     }

@@ -1,5 +1,6 @@
-import { GATEWAY_VERSION, RequestFrameSchema } from "@gw/contracts";
+import { GATEWAY_VERSION, RequestFrameSchema, ROLES } from "@gw/contracts";
 import { z } from "zod";
+import { eventFamily, mayCall, mayReceive } from "../auth/permissions.js";
 import { jsonSchema } from "./json-schema.js";
 import { WsErrorFrame } from "./payloads.js";
 import { WS_EVENTS, WS_METHODS, type WsMethodDoc } from "./ws-catalogue.js";
@@ -44,7 +45,7 @@ export function buildAsyncApi(): Record<string, unknown> {
       action: "receive",
       channel: CHANNEL,
       summary: method.summary,
-      description: `Roles: ${method.roles.join(", ")}.`,
+      description: `Roles: ${method.roles.join(", ")}${mayCall("pairing", method.name) ? "; also a pairing connection" : ""}.`,
       messages: [message(`${method.name}.request`)],
       reply: { channel: CHANNEL, messages: [message(`${method.name}.response`), message("error")] },
     };
@@ -57,7 +58,14 @@ export function buildAsyncApi(): Record<string, unknown> {
       summary: event.summary,
       payload: jsonSchema(z.object({ event: z.literal(event.event), payload: event.payload }), "draft-7"),
     };
-    operations[key] = { action: "send", channel: CHANNEL, summary: event.summary, messages: [message(key)] };
+    const receivers = ROLES.filter((role) => mayReceive(role, eventFamily(event.event)));
+    operations[key] = {
+      action: "send",
+      channel: CHANNEL,
+      summary: event.summary,
+      description: `Received by roles: ${receivers.join(", ")}${mayReceive("pairing", eventFamily(event.event)) ? "; also a pairing connection" : ""}.`,
+      messages: [message(key)],
+    };
   }
   return {
     asyncapi: "3.0.0",

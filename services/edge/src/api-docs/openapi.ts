@@ -1,16 +1,26 @@
-import { ApiSendBodySchema, GATEWAY_VERSION, SendParamsSchema } from "@gw/contracts";
+import { ApiSendBodySchema, GATEWAY_VERSION, HookAgentBodySchema, HookWakeBodySchema, SendParamsSchema } from "@gw/contracts";
 import { z } from "zod";
-import { ChatCompletionsBodySchema } from "../http/chat-completions-body.js";
+import { ChatBodySchema } from "../http/openai/chat-body.js";
+import { ResponsesBodySchema } from "../http/openai/responses-body.js";
 import { ToolsInvokeBodySchema } from "../http/tools-invoke.js";
 import { jsonSchema } from "./json-schema.js";
 import { ApiSendResult, HttpErrorBody } from "./payloads.js";
 
 /** Answers of the HTTP endpoints (documentation only; see payloads.ts). */
 const Health = z.object({ ok: z.boolean(), status: z.enum(["ok", "degraded"]) });
-const ModelList = z.object({
-  object: z.literal("list"),
-  data: z.array(z.object({ id: z.string().describe("an agent id"), object: z.literal("model"), created: z.number(), owned_by: z.string() })),
+const Model = z.object({ id: z.string().describe("an agent id"), object: z.literal("model"), created: z.number(), owned_by: z.string() });
+const ModelList = z.object({ object: z.literal("list"), data: z.array(Model) });
+const FinishReason = z.enum(["stop", "length", "tool_calls", "content_filter"]);
+const ToolCall = z.object({
+  id: z.string(),
+  type: z.literal("function"),
+  function: z.object({ name: z.string(), arguments: z.string().describe("JSON object text") }),
 });
+const ChatUsage = z.object({
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
+}).describe("the provider's counts, summed over the run's model calls");
 const ChatCompletion = z.object({
   id: z.string().describe("chatcmpl_<uuid>"),
   object: z.literal("chat.completion"),
@@ -19,11 +29,15 @@ const ChatCompletion = z.object({
   choices: z.array(
     z.object({
       index: z.number().int(),
-      message: z.object({ role: z.literal("assistant"), content: z.string() }),
-      finish_reason: z.literal("stop"),
+      message: z.object({
+        role: z.literal("assistant"),
+        content: z.union([z.string(), z.null()]),
+        tool_calls: z.array(ToolCall).optional().describe("calls to the client's tools; finish_reason is tool_calls"),
+      }),
+      finish_reason: FinishReason,
     }),
   ),
-  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }),
+  usage: ChatUsage,
 });
 const ChatCompletionChunk = z.object({
   id: z.string(),
@@ -33,24 +47,80 @@ const ChatCompletionChunk = z.object({
   choices: z.array(
     z.object({
       index: z.number().int(),
-      delta: z.object({ role: z.literal("assistant").optional(), content: z.string().optional() }),
-      finish_reason: z.union([z.literal("stop"), z.null()]),
+      delta: z.object({
+        role: z.literal("assistant").optional(),
+        content: z.string().optional(),
+        tool_calls: z.array(ToolCall.extend({ index: z.number().int() })).optional(),
+      }),
+      finish_reason: z.union([FinishReason, z.null()]),
     }),
   ),
+  usage: z.union([ChatUsage, z.null()]).optional().describe("with stream_options.include_usage: null, then set in a last chunk with no choices"),
 });
+const ResponseObject = z
+  .object({
+    id: z.string().describe("resp_<hex>"),
+    object: z.literal("response"),
+    created_at: z.number().int(),
+    status: z.enum(["in_progress", "completed", "incomplete", "failed"]),
+    model: z.string(),
+    output: z.array(
+      z.union([
+        z.object({
+          type: z.literal("message"),
+          id: z.string(),
+          status: z.string(),
+          role: z.literal("assistant"),
+          content: z.array(z.object({ type: z.literal("output_text"), text: z.string(), annotations: z.array(z.unknown()) })),
+        }),
+        z.object({ type: z.literal("function_call"), id: z.string(), call_id: z.string(), name: z.string(), arguments: z.string(), status: z.string() }),
+      ]),
+    ),
+    usage: z.union([
+      z.object({ input_tokens: z.number(), output_tokens: z.number(), total_tokens: z.number() }).loose(),
+      z.null(),
+    ]),
+    error: z.union([z.object({ code: z.string(), message: z.string() }), z.null()]),
+    incomplete_details: z.union([z.object({ reason: z.string() }), z.null()]),
+  })
+  .loose()
+  .describe("OpenAI's response object; the request's settings are echoed beside these fields");
+const ResponseStreamEvent = z
+  .object({ type: z.string().describe("response.created, response.output_text.delta, response.completed, error, ..."), sequence_number: z.number().int() })
+  .loose();
 const ToolsInvokeResult = z.object({ ok: z.literal(true), result: z.record(z.string(), z.unknown()).describe("tool-specific; has content") });
 
 const SCHEMAS = {
   HttpErrorBody,
   Health,
+  Model,
   ModelList,
-  ChatCompletionsRequest: ChatCompletionsBodySchema,
+  ChatCompletionsRequest: ChatBodySchema,
   ChatCompletion,
   ChatCompletionChunk,
+  ResponsesRequest: ResponsesBodySchema,
+  Response: ResponseObject,
+  ResponseStreamEvent,
   ToolsInvokeRequest: ToolsInvokeBodySchema,
   ToolsInvokeResult,
   SendRequest: ApiSendBodySchema.extend({ params: SendParamsSchema }),
   SendResult: ApiSendResult,
+  HookWakeRequest: HookWakeBodySchema,
+  HookWakeResult: z.object({
+    ok: z.literal(true),
+    mode: z.enum(["now", "next-heartbeat"]),
+    sessionKey: z.string(),
+    runId: z.string().optional().describe("the main session's turn that took the text (mode now)"),
+    duplicate: z.literal(true).optional(),
+  }),
+  HookAgentRequest: HookAgentBodySchema,
+  HookAccepted: z.object({
+    ok: z.literal(true),
+    runId: z.string(),
+    sessionKey: z.string(),
+    wakeMode: z.enum(["now", "next-heartbeat"]),
+    duplicate: z.literal(true).optional().describe("a repeated delivery (Idempotency-Key or the mapping's id field)"),
+  }),
 };
 
 const ref = (name: keyof typeof SCHEMAS) => ({ $ref: `#/components/schemas/${name}` });
@@ -62,6 +132,7 @@ function errors(...statuses: number[]): Record<string, unknown> {
     401: "missing or wrong credentials",
     413: "body over gateway.limits.maxBodyBytes",
     429: "too many failed authentication attempts from this address; see Retry-After",
+    404: "no such model, endpoint or hook mapping",
     500: "internal error (details are logged, never sent)",
     409: "the idempotencyKey was used for a different request",
     502: "the model provider, a tool's upstream or a messaging platform failed",
@@ -81,7 +152,7 @@ export function buildOpenApi(): Record<string, unknown> {
       title: "Agent gateway HTTP API",
       version: GATEWAY_VERSION,
       description:
-        "The gateway's HTTP endpoints. Errors use one body, { error: { message, type } }, with the status of the error catalogue (docs/errors.md). The WebSocket protocol is in asyncapi.json; docs/protocol.md explains both.",
+        "The gateway's HTTP endpoints. Errors use one body, { error: { message, type, param? } }, with the status of the error catalogue (docs/errors.md); server-side failures (5xx) carry a generic message and the request id, which every answer also sends as x-request-id. The WebSocket protocol is in asyncapi.json; docs/protocol.md explains both.",
     },
     servers: [
       {
@@ -106,13 +177,22 @@ export function buildOpenApi(): Record<string, unknown> {
         get: {
           operationId: "listModels",
           summary: "Every agent as an OpenAI model object.",
-          responses: { "200": { description: "the agents", content: json("ModelList") }, ...errors(401, 429, 500, 503, 504) },
+          responses: { "200": { description: "the agents", content: json("ModelList") }, ...errors(401, 429) },
+        },
+      },
+      "/v1/models/{id}": {
+        get: {
+          operationId: "getModel",
+          summary: "One agent as an OpenAI model object (`id` or `agent:<id>`).",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "the agent", content: json("Model") }, ...errors(401, 404, 429) },
         },
       },
       "/v1/chat/completions": {
         post: {
           operationId: "createChatCompletion",
-          summary: "OpenAI-compatible chat completion: model names an agent, user scopes a session.",
+          summary:
+            "OpenAI-compatible chat completion: model names an agent, user scopes a session. Function tools are the client's own: a call to one ends the answer with finish_reason tool_calls, and the next request's tool messages continue the turn. Unknown parameters, n > 1 and non-text content parts are refused with a 400 naming the parameter (param).",
           requestBody: { required: true, content: json("ChatCompletionsRequest") },
           responses: {
             "200": {
@@ -123,6 +203,28 @@ export function buildOpenApi(): Record<string, unknown> {
                 "text/event-stream": {
                   schema: { type: "string", description: "`data: <ChatCompletionChunk JSON>` lines, each followed by a blank line" },
                   "x-event-data": ref("ChatCompletionChunk"),
+                },
+              },
+            },
+            ...errors(...AUTHED_ERRORS, 502),
+          },
+        },
+      },
+      "/v1/responses": {
+        post: {
+          operationId: "createResponse",
+          summary:
+            "OpenAI Responses API on the same agent run: input is the conversation (messages, function_call and function_call_output items), instructions the extra system prompt. Nothing is stored: previous_response_id and item_reference are refused.",
+          requestBody: { required: true, content: json("ResponsesRequest") },
+          responses: {
+            "200": {
+              description:
+                "The response; with stream: true a server-sent-events stream of typed events (`event: <type>` and `data: <event JSON>`), from response.created to response.completed, or error and response.failed.",
+              content: {
+                ...json("Response"),
+                "text/event-stream": {
+                  schema: { type: "string", description: "`event: <type>` and `data: <event JSON>` lines, each event followed by a blank line" },
+                  "x-event-data": ref("ResponseStreamEvent"),
                 },
               },
             },
@@ -141,6 +243,34 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      "/hooks/wake": {
+        post: {
+          operationId: "hookWake",
+          summary: "Wake the main session now, or queue the text for the next heartbeat (hooks.path, default /hooks).",
+          security: [{ hookToken: [] }, { hookTokenHeader: [] }],
+          requestBody: { required: true, content: json("HookWakeRequest") },
+          responses: { "200": { description: "woken or queued", content: json("HookWakeResult") }, ...errors(400, 401, 413, 429, 500, 503) },
+        },
+      },
+      "/hooks/agent": {
+        post: {
+          operationId: "hookAgent",
+          summary: "Run an agent on a message (SPEC §4.2 table); answered as soon as the run is accepted.",
+          security: [{ hookToken: [] }, { hookTokenHeader: [] }],
+          requestBody: { required: true, content: json("HookAgentRequest") },
+          responses: { "202": { description: "the run is accepted and queued", content: json("HookAccepted") }, ...errors(400, 401, 413, 429, 500, 503) },
+        },
+      },
+      "/hooks/{path}": {
+        post: {
+          operationId: "hookMapping",
+          summary: "A hooks.mappings entry: any JSON body, templated into an agent run or a wake.",
+          security: [{ hookToken: [] }, { hookTokenHeader: [] }],
+          parameters: [{ name: "path", in: "path", required: true, schema: { type: "string" }, description: "a mapping's path" }],
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
+          responses: { "202": { description: "the run or wake is accepted", content: json("HookAccepted") }, ...errors(400, 401, 404, 413, 429, 500, 503) },
+        },
+      },
       "/api/tools/invoke": {
         post: {
           operationId: "invokeTool",
@@ -152,6 +282,8 @@ export function buildOpenApi(): Record<string, unknown> {
     },
     components: {
       securitySchemes: {
+        hookToken: { type: "http", scheme: "bearer", description: "hooks.token (never in the query string)" },
+        hookTokenHeader: { type: "apiKey", in: "header", name: "X-Gateway-Token", description: "hooks.token" },
         bearer: {
           type: "http",
           scheme: "bearer",

@@ -12,10 +12,17 @@ const timestamp = z.number().int().describe("milliseconds since the Unix epoch")
 export const PayloadItem = z.object({ type: z.string().describe('"text" for text'), text: z.string().optional() });
 
 export const ConnectResult = z.object({
-  connId: z.string(),
+  connId: z.string().describe("random per connection; a pairing signature names it"),
   role: z.enum(ROLES),
-  auth: z.object({ method: z.enum(["loopback", "token", "password", "overlay", "trusted-proxy"]) }),
-  methods: z.array(z.string()).describe("every method this edge accepts, connect included"),
+  auth: z.object({
+    method: z.enum(["loopback", "device", "token", "password", "overlay", "trusted-proxy", "pairing"]),
+    deviceId: z.string().optional().describe("when a device token authenticated the connection"),
+  }),
+  session: z
+    .object({ key: z.string().describe("webchat:<owner>") })
+    .optional()
+    .describe("webchat only: the connection may use this session key and <key>:<name>, no others"),
+  methods: z.array(z.string()).describe("every method this connection may call, connect included"),
   protocol: z.literal(1),
   server: z.object({ name: z.string(), version: z.string(), edgeId: z.string() }),
   limits: z.object({ maxFrameBytes: z.number().int() }),
@@ -159,5 +166,6 @@ export const HttpErrorBody = z.object({
   error: z.object({
     message: z.string(),
     type: z.enum(["invalid_request_error", "authentication_error", "rate_limited", "api_error"]),
+    param: z.string().optional().describe("the request parameter at fault, when one is"),
   }),
 });

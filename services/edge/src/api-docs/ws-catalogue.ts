@@ -5,6 +5,10 @@ import {
   AgentWaitParamsSchema,
   ChannelsStatusParamsSchema,
   ConnectParamsSchema,
+  DeviceIdParamsSchema,
+  EmptyParamsSchema,
+  NodePairRequestParamsSchema,
+  PairRequestIdParamsSchema,
   PollParamsSchema,
   type Role,
   RunAbortParamsSchema,
@@ -15,7 +19,9 @@ import {
   SendParamsSchema,
 } from "@gw/contracts";
 import type { z } from "zod";
+import { rolesFor } from "../auth/permissions.js";
 import * as P from "./payloads.js";
+import * as D from "./payloads-devices.js";
 
 export interface WsMethodDoc {
   name: string;
@@ -23,8 +29,11 @@ export interface WsMethodDoc {
   /** The schema the edge validates `params` with (the registry's, by identity). */
   params: z.ZodType;
   result: z.ZodType;
+  /** From the permission table (auth/permissions.ts), so the documents cannot drift from it. */
   roles: readonly Role[];
 }
+
+type Entry = Omit<WsMethodDoc, "roles">;
 
 export interface WsEventDoc {
   event: string;
@@ -32,114 +41,131 @@ export interface WsEventDoc {
   payload: z.ZodType;
 }
 
-const ALL: readonly Role[] = ["control", "node", "webchat"];
-const CONTROL: readonly Role[] = ["control"];
-
 /** Every WebSocket method the edge serves (a test holds this list to the edge's registry). */
-export const WS_METHODS: readonly WsMethodDoc[] = [
+const ENTRIES: readonly Entry[] = [
   {
     name: "connect",
     summary: "Authenticate the connection; the first request on every socket.",
     params: ConnectParamsSchema,
     result: P.ConnectResult,
-    roles: ALL,
   },
-  { name: "agents.list", summary: "The configured agents.", params: AgentsListParamsSchema, result: P.AgentsListResult, roles: ALL },
+  { name: "agents.list", summary: "The configured agents.", params: AgentsListParamsSchema, result: P.AgentsListResult },
   {
     name: "agent.identity.get",
     summary: "One agent's identity (the default agent without agentId).",
     params: AgentIdentityGetParamsSchema,
     result: P.AgentIdentity,
-    roles: ALL,
   },
   {
     name: "agent",
     summary: "Run an agent on a session and answer with its payloads; progress arrives as agent events.",
     params: AgentParamsSchema,
     result: P.AgentResult,
-    roles: ALL,
   },
   {
     name: "agent.wait",
     summary: "Wait for a run to finish, from any connection or edge.",
     params: AgentWaitParamsSchema,
     result: P.AgentWaitResult,
-    roles: ALL,
   },
-  { name: "chat.abort", summary: "Abort a run.", params: RunAbortParamsSchema, result: P.RunAbortResult, roles: ALL },
-  { name: "agent.abort", summary: "Alias of chat.abort.", params: RunAbortParamsSchema, result: P.RunAbortResult, roles: ALL },
+  { name: "chat.abort", summary: "Abort a run.", params: RunAbortParamsSchema, result: P.RunAbortResult },
+  { name: "agent.abort", summary: "Alias of chat.abort.", params: RunAbortParamsSchema, result: P.RunAbortResult },
   {
     name: "sessions.list",
     summary: "Sessions, newest first, optionally of one agent.",
     params: SessionsListParamsSchema,
     result: P.SessionsListResult,
-    roles: CONTROL,
   },
   {
     name: "sessions.preview",
     summary: "A session and its newest messages; the caller then receives the session's events.",
     params: SessionsPreviewParamsSchema,
     result: P.SessionsPreviewResult,
-    roles: ALL,
   },
   {
     name: "sessions.patch",
     summary: "Change a session's agent, model or thinking level.",
     params: SessionsPatchParamsSchema,
     result: P.SessionsPatchResult,
-    roles: CONTROL,
   },
-  { name: "sessions.reset", summary: "Clear a session's history.", params: SessionKeyParamsSchema, result: P.SessionsResetResult, roles: CONTROL },
+  { name: "sessions.reset", summary: "Clear a session's history.", params: SessionKeyParamsSchema, result: P.SessionsResetResult },
   {
     name: "sessions.delete",
     summary: "Remove a session and its history for good.",
     params: SessionKeyParamsSchema,
     result: P.SessionsDeleteResult,
-    roles: CONTROL,
   },
   {
     name: "sessions.compact",
     summary: "Replace a session's older history with a summary.",
     params: SessionKeyParamsSchema,
     result: P.SessionsCompactResult,
-    roles: CONTROL,
   },
   {
     name: "sessions.subscribe",
     summary: "Receive a session's events from now on (the key need not exist yet).",
     params: SessionKeyParamsSchema,
     result: P.SessionsSubscribeResult,
-    roles: ALL,
   },
   {
     name: "sessions.unsubscribe",
     summary: "Stop receiving a session's events.",
     params: SessionKeyParamsSchema,
     result: P.SessionsUnsubscribeResult,
-    roles: ALL,
   },
   {
     name: "send",
     summary: "Send a message (text, media by URL) to a recipient on a messaging channel, once per idempotencyKey.",
     params: SendParamsSchema,
     result: P.DeliveryResult,
-    roles: CONTROL,
   },
   {
     name: "poll",
     summary: "Send a poll on a channel that has polls, once per idempotencyKey.",
     params: PollParamsSchema,
     result: P.DeliveryResult,
-    roles: CONTROL,
   },
   {
     name: "channels.status",
     summary: "Every configured channel and account: reachable, last success, last error, rate-limit state.",
     params: ChannelsStatusParamsSchema,
     result: P.ChannelsStatusResult,
-    roles: CONTROL,
+  },
+  {
+    name: "node.pair.request",
+    summary:
+      "Ask to be paired as a device (also on a pairing connection: connect with pairing: true). Wait on the socket for node.pair.result; closing it withdraws the request.",
+    params: NodePairRequestParamsSchema,
+    result: D.NodePairRequestResult,
+  },
+  { name: "node.pair.list", summary: "The pending pairing requests.", params: EmptyParamsSchema, result: D.NodePairListResult },
+  {
+    name: "node.pair.approve",
+    summary: "Approve a pending request: the device's token is stored (hashed) and sent to the waiting device.",
+    params: PairRequestIdParamsSchema,
+    result: D.NodePairApproveResult,
+  },
+  { name: "node.pair.reject", summary: "Reject a pending request.", params: PairRequestIdParamsSchema, result: D.NodePairRejectResult },
+  { name: "device.list", summary: "The paired devices.", params: EmptyParamsSchema, result: D.DeviceListResult },
+  {
+    name: "device.token.rotate",
+    summary:
+      "Issue a device a new token; the old one is refused at once on every edge and its sockets are closed (not the asking device's own socket).",
+    params: DeviceIdParamsSchema,
+    result: D.DeviceTokenRotateResult,
+  },
+  {
+    name: "device.revoke",
+    summary: "Forget a paired device: its token is refused at once on every edge and its sockets are closed.",
+    params: DeviceIdParamsSchema,
+    result: D.DeviceRevokeResult,
   },
 ];
+
+export const WS_METHODS: readonly WsMethodDoc[] = ENTRIES.map((entry) => ({
+  ...entry,
+  roles: entry.name === "connect" ? ["control", "node", "webchat"] : rolesFor(entry.name),
+}));
 
 /** Every event the edge writes to sockets. */
 export const WS_EVENTS: readonly WsEventDoc[] = [
@@ -158,6 +184,27 @@ export const WS_EVENTS: readonly WsEventDoc[] = [
     summary: "A session's settings changed; to control connections and those watching the key.",
     payload: P.SessionUpdatedEvent,
   },
+  {
+    event: "node.pair.requested",
+    summary: "A device asked to be paired; to control connections.",
+    payload: D.PairRequestView,
+  },
+  {
+    event: "node.pair.resolved",
+    summary: "A pairing request was approved, rejected, expired or withdrawn; to control connections.",
+    payload: D.PairResolvedEvent,
+  },
+  {
+    event: "node.pair.result",
+    summary: "The outcome of this connection's own pairing request, with the device token when approved.",
+    payload: D.PairResultEvent,
+  },
+  {
+    event: "device.token.rotated",
+    summary: "A device's token was rotated; to control connections.",
+    payload: D.DeviceTokenRotatedEvent,
+  },
+  { event: "device.revoked", summary: "A paired device was revoked; to control connections.", payload: D.DeviceRevokedEvent },
   {
     event: "shutdown",
     summary:

@@ -1,4 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { Role } from "@gw/contracts";
+import type { DeviceIdentity } from "../devices/device-registry.js";
+import { looksLikeDeviceToken } from "../devices/device-token.js";
 import {
   type HeaderBag,
   hasForwardingHeaders,
@@ -7,7 +10,7 @@ import {
   type TrustedProxies,
 } from "./client-address.js";
 
-export type AuthMethod = "loopback" | "token" | "password" | "overlay" | "trusted-proxy";
+export type AuthMethod = "loopback" | "device" | "token" | "password" | "overlay" | "trusted-proxy";
 
 export interface AuthSettings {
   token?: string | undefined;
@@ -27,9 +30,18 @@ export interface AuthAttempt {
   headers: HeaderBag;
   /** The secret presented (bearer header, or `auth.token`/`auth.password` in `connect`). */
   credential: string | undefined;
+  /** The role a WebSocket `connect` asks for; HTTP requests have none. */
+  role?: Role;
 }
 
-export type AuthResult = { ok: true; method: AuthMethod; user?: string } | { ok: false; reason: string };
+/** Checks device tokens against the paired devices (the durable store). */
+export interface DeviceTokenVerifier {
+  verify(token: string): Promise<DeviceIdentity | null>;
+}
+
+export type AuthResult =
+  | { ok: true; method: AuthMethod; user?: string; device?: DeviceIdentity }
+  | { ok: false; reason: string };
 
 export const OVERLAY_HEADER = "overlay-user-login";
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "::1"]);
@@ -51,50 +63,76 @@ function singleHeader(headers: HeaderBag, name: string): string | undefined {
 
 /**
  * SPEC §5 loopback: peer is loopback, the request was sent to a loopback name, and nothing was
- * forwarded. Stricter than SPEC in one way (docs/decisions.md): a browser request (it carries
- * `Origin` or `Sec-Fetch-*`) is never local, since any web page can make one to 127.0.0.1.
+ * forwarded. Stricter than SPEC in two ways (docs/decisions.md): a browser request (it carries
+ * `Origin` or `Sec-Fetch-*`) is never local, since any web page can make one to 127.0.0.1; and a
+ * peer listed in `gateway.trustedProxies` is a proxy, whose requests are other clients'.
  */
-export function isLocalDirect(attempt: AuthAttempt): boolean {
+export function isLocalDirect(attempt: AuthAttempt, trustedProxies?: TrustedProxies): boolean {
   return (
     isLoopbackIp(attempt.peerIp) &&
     attempt.host !== undefined &&
     LOCAL_HOSTS.has(attempt.host) &&
     !hasForwardingHeaders(attempt.headers) &&
-    !isBrowserRequest(attempt.headers)
+    !isBrowserRequest(attempt.headers) &&
+    trustedProxies?.has(attempt.peerIp) !== true
   );
 }
 
 /**
- * The SPEC §5 chain, in its order: loopback, (device token: pairing, not built yet),
- * bearer token, password, overlay identity, trusted proxy. The first that succeeds wins.
- * Loopback applies only when no credential is presented: a wrong secret from a local
- * client is still a failure, so a misconfigured local tool is told and counted.
+ * The identity a proxy vouches for: only believed from a peer in `gateway.trustedProxies`
+ * (loopback included only when listed), since anyone else can send any header.
  */
-export function authenticate(settings: AuthSettings, attempt: AuthAttempt): AuthResult {
-  const requireOverlay = settings.overlayMode === "require";
+function proxiedUser(settings: AuthSettings, attempt: AuthAttempt, header: string): string | undefined {
+  if (!settings.trustedProxies.has(attempt.peerIp)) return undefined;
+  return singleHeader(attempt.headers, header);
+}
+
+/** `gateway.overlay.mode: require`: the overlay identity is the only way in. */
+function overlayOnly(settings: AuthSettings, attempt: AuthAttempt): AuthResult {
+  const user = proxiedUser(settings, attempt, OVERLAY_HEADER);
+  if (user !== undefined) return { ok: true, method: "overlay", user };
+  return { ok: false, reason: "an overlay-network identity is required" };
+}
+
+/**
+ * The SPEC §5 chain, in its order: loopback, device token, bearer token, password, overlay
+ * identity, trusted proxy. The first that succeeds wins. Loopback applies only when no
+ * credential is presented: a wrong secret from a local client is still a failure, so a
+ * misconfigured local tool is told and counted. A device token authenticates role `node` only
+ * (SPEC §5: "sent as auth.token in connect with role node"); the store is read only for
+ * credentials shaped like one.
+ */
+export async function authenticate(
+  settings: AuthSettings,
+  attempt: AuthAttempt,
+  devices?: DeviceTokenVerifier,
+): Promise<AuthResult> {
+  if (settings.overlayMode === "require") return overlayOnly(settings, attempt);
   const { credential } = attempt;
 
-  if (!requireOverlay) {
-    if (credential === undefined && settings.allowLoopback && isLocalDirect(attempt)) {
-      return { ok: true, method: "loopback" };
-    }
-    if (credential !== undefined && settings.token && secretEquals(credential, settings.token)) {
-      return { ok: true, method: "token" };
-    }
-    if (credential !== undefined && settings.password && secretEquals(credential, settings.password)) {
-      return { ok: true, method: "password" };
-    }
+  if (credential === undefined && settings.allowLoopback && isLocalDirect(attempt, settings.trustedProxies)) {
+    return { ok: true, method: "loopback" };
   }
-  // Identity headers are only believed from a proxy we trust (or one on this host).
-  const fromProxy = isLoopbackIp(attempt.peerIp) || settings.trustedProxies.has(attempt.peerIp);
-  if (settings.overlayMode !== "disabled" && fromProxy) {
-    const user = singleHeader(attempt.headers, OVERLAY_HEADER);
-    if (user) return { ok: true, method: "overlay", user };
+  const deviceShaped = credential !== undefined && looksLikeDeviceToken(credential);
+  if (deviceShaped && attempt.role === "node" && devices !== undefined) {
+    const device = await devices.verify(credential);
+    if (device !== null) return { ok: true, method: "device", device };
   }
-  if (!requireOverlay && settings.trustedProxy.enabled && settings.trustedProxies.has(attempt.peerIp)) {
-    const user = singleHeader(attempt.headers, settings.trustedProxy.header.toLowerCase());
-    if (user) return { ok: true, method: "trusted-proxy", user };
+  if (credential !== undefined && settings.token && secretEquals(credential, settings.token)) {
+    return { ok: true, method: "token" };
   }
-  if (requireOverlay) return { ok: false, reason: "an overlay-network identity is required" };
-  return { ok: false, reason: credential === undefined ? "missing credentials" : "wrong credentials" };
+  if (credential !== undefined && settings.password && secretEquals(credential, settings.password)) {
+    return { ok: true, method: "password" };
+  }
+  if (settings.overlayMode === "enabled") {
+    const user = proxiedUser(settings, attempt, OVERLAY_HEADER);
+    if (user !== undefined) return { ok: true, method: "overlay", user };
+  }
+  if (settings.trustedProxy.enabled) {
+    const user = proxiedUser(settings, attempt, settings.trustedProxy.header.toLowerCase());
+    if (user !== undefined) return { ok: true, method: "trusted-proxy", user };
+  }
+  if (credential === undefined) return { ok: false, reason: "missing credentials" };
+  if (deviceShaped && attempt.role !== "node") return { ok: false, reason: "a device token authenticates role node only" };
+  return { ok: false, reason: "wrong credentials" };
 }

@@ -1,12 +1,15 @@
 import type { Bus, Subjects, Unsubscribe } from "@gw/bus";
 import { type ClientEvent, decodeClientEvent, receivedJson, type Role } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
+import { type EventFamily, eventFamily } from "../auth/permissions.js";
 import { encodedEventFrame } from "../ws/encoded-frames.js";
 
 /** What the hub needs of a WebSocket connection. */
 export interface EventTarget {
   readonly id: string;
   readonly role: Role | undefined;
+  /** Whether the connection's access lets it receive events of this family (auth/permissions.ts). */
+  accepts(family: EventFamily): boolean;
   /** Sends an already serialised text frame (a string, or its UTF-8 bytes). */
   sendText(frame: string | Buffer): void;
 }
@@ -20,8 +23,11 @@ function addToIndex(index: Map<string, Set<string>>, key: string, member: string
 /**
  * Delivers events from the bus to this edge's sockets. Session events arrive on the
  * `session` broadcast and reach every `control` connection plus the connections watching
- * that session. The edge subscribes to the broadcast only while it holds a connection
- * that could want it, so idle edges cost the bus nothing.
+ * that session; control-plane events (pairing, devices) arrive on the `control` broadcast and
+ * reach control connections only. The edge subscribes to a broadcast only while it holds a
+ * connection that could want it, so idle edges cost the bus nothing. Every socket is also
+ * asked whether its access takes the event's family: the permission table filters events as
+ * it filters methods.
  */
 export class EventHub {
   private readonly targets = new Map<string, EventTarget>();
@@ -30,6 +36,7 @@ export class EventHub {
   private readonly sessionWatchers = new Map<string, Set<string>>();
   private readonly watchedByTarget = new Map<string, Set<string>>();
   private sessionSub: Unsubscribe | undefined;
+  private controlSub: Unsubscribe | undefined;
   private readonly changeListeners: Array<() => void> = [];
 
   constructor(private readonly deps: { bus: Bus; subjects: Subjects; logger: Logger }) {}
@@ -87,6 +94,8 @@ export class EventHub {
   close(): void {
     this.sessionSub?.();
     this.sessionSub = undefined;
+    this.controlSub?.();
+    this.controlSub = undefined;
   }
 
   isControl(targetId: string): boolean {
@@ -98,6 +107,7 @@ export class EventHub {
   }
 
   private updateSessionSubscription(): void {
+    this.updateControlSubscription();
     const wanted = this.sessionWatchers.size > 0 || this.hasControl();
     if (wanted && this.sessionSub === undefined) {
       this.sessionSub = this.deps.bus.subscribe(this.deps.subjects.broadcast("session"), (data) =>
@@ -109,18 +119,44 @@ export class EventHub {
     }
   }
 
-  private onSessionEvent(data: Uint8Array): void {
-    let event: ClientEvent;
+  private updateControlSubscription(): void {
+    const wanted = this.hasControl();
+    if (wanted && this.controlSub === undefined) {
+      this.controlSub = this.deps.bus.subscribe(this.deps.subjects.broadcast("control"), (data) =>
+        this.onControlEvent(data),
+      );
+    } else if (!wanted && this.controlSub !== undefined) {
+      this.controlSub();
+      this.controlSub = undefined;
+    }
+  }
+
+  private decode(data: Uint8Array, what: string): { event: ClientEvent; family: EventFamily } | undefined {
     try {
-      event = decodeClientEvent(data);
+      const event = decodeClientEvent(data);
+      return { event, family: eventFamily(event.event) };
     } catch (err) {
-      this.deps.logger.warn({ err }, "dropped an undecodable session event");
-      return;
+      this.deps.logger.warn({ err }, `dropped an undecodable ${what} event`);
+      return undefined;
     }
+  }
+
+  private onSessionEvent(data: Uint8Array): void {
+    const decoded = this.decode(data, "session");
+    if (decoded === undefined) return;
+    const { event, family } = decoded;
     const frame = encodedEventFrame(event.event, receivedJson(event.payloadJson));
-    for (const target of this.controls.values()) target.sendText(frame);
+    for (const target of this.controls.values()) if (target.accepts(family)) target.sendText(frame);
     for (const id of this.sessionWatchers.get(event.sessionKey) ?? []) {
-      if (!this.controls.has(id)) this.targets.get(id)?.sendText(frame);
+      const target = this.controls.has(id) ? undefined : this.targets.get(id);
+      if (target?.accepts(family)) target.sendText(frame);
     }
+  }
+
+  private onControlEvent(data: Uint8Array): void {
+    const decoded = this.decode(data, "control");
+    if (decoded === undefined) return;
+    const frame = encodedEventFrame(decoded.event.event, receivedJson(decoded.event.payloadJson));
+    for (const target of this.controls.values()) if (target.accepts(decoded.family)) target.sendText(frame);
   }
 }

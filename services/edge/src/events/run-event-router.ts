@@ -109,7 +109,8 @@ export class RunEventRouter {
     const state = this.runs.get(runId);
     for (const other of state?.followers ?? []) if (other !== follower && other.targetId === id) return;
     const target = this.deps.hub.target(id);
-    for (const payload of events) target?.sendText(encodedEventFrame("agent", encodeJson(payload)));
+    if (target?.accepts("agent") !== true) return;
+    for (const payload of events) target.sendText(encodedEventFrame("agent", encodeJson(payload)));
   }
 
   close(): void {
@@ -153,7 +154,9 @@ export class RunEventRouter {
     state.lastSeq = event.seq;
     state.touchedAt = Date.now();
     let frame: Buffer | undefined;
-    for (const target of this.deps.hub.controlTargets()) target.sendText((frame ??= frameOf(event)));
+    for (const target of this.deps.hub.controlTargets()) {
+      if (target.accepts("agent")) target.sendText((frame ??= frameOf(event)));
+    }
     // Control connections have the frame already; a socket following twice gets it once.
     let followed: Set<string> | undefined;
     let decoded: Decoded | null | undefined;
@@ -161,7 +164,8 @@ export class RunEventRouter {
       const id = follower.targetId;
       if (id !== undefined && !this.deps.hub.isControl(id) && !followed?.has(id)) {
         (followed ??= new Set()).add(id);
-        this.deps.hub.target(id)?.sendText((frame ??= frameOf(event)));
+        const target = this.deps.hub.target(id);
+        if (target?.accepts("agent")) target.sendText((frame ??= frameOf(event)));
       }
       if (follower.onEvent) {
         decoded ??= this.decode(event);

@@ -1,21 +1,34 @@
-import { runInTrace, startSpan } from "@gw/bus";
+import type { IncomingMessage } from "node:http";
+import { requestIdOf, runInTrace, startSpan, type TraceContext } from "@gw/bus";
 import type { Logger, Metrics } from "@gw/runtime";
 import type { FastifyInstance } from "fastify";
+import { REQUEST_ID_HEADER } from "./errors.js";
 
-export const REQUEST_ID_HEADER = "x-request-id";
+const traces = new WeakMap<IncomingMessage, TraceContext>();
 
 /**
- * Every HTTP request runs in a trace (the client's `traceparent` continued, or a new one) whose
- * id is the request id: it goes back as `x-request-id`, onto every log line written while the
- * request is handled, and over the bus to the services it calls. The request is counted in the
- * request metrics (surface "http", method "<verb> <route>", outcome the status code) when its
- * response ends or its connection closes, streams included, and logged when `accessLog` is on.
+ * Fastify's `genReqId`: each request's trace, started here (the client's `traceparent`
+ * continued, or a new trace), names the request: `req_<trace id>`, unguessable when the edge
+ * makes it, so a client cannot make its request's log lines mix with others'.
+ */
+export function requestIdFor(raw: IncomingMessage): string {
+  const header = raw.headers.traceparent;
+  const trace = startSpan(typeof header === "string" ? header : undefined);
+  traces.set(raw, trace);
+  return requestIdOf(trace);
+}
+
+/**
+ * Every HTTP request runs in its trace: the request id goes back as `x-request-id`, onto every
+ * log line written while the request is handled, and over the bus to the services it calls. The
+ * request is counted in the request metrics (surface "http", method "<verb> <route>", outcome the
+ * status code) when its response ends or its connection closes, streams included, and logged
+ * when `accessLog` is on.
  */
 export function registerRequestTracing(app: FastifyInstance, deps: { logger: Logger; metrics: Metrics; accessLog: boolean }): void {
   app.addHook("onRequest", (request, reply, done) => {
-    const header = request.headers.traceparent;
-    const trace = startSpan(typeof header === "string" ? header : undefined);
-    void reply.header(REQUEST_ID_HEADER, trace.traceId);
+    const trace = traces.get(request.raw) ?? startSpan();
+    void reply.header(REQUEST_ID_HEADER, request.id);
     const route = `${request.method} ${request.routeOptions.url ?? "unmatched"}`;
     const metered = deps.metrics.meter.begin("http", route);
     const res = reply.raw;
@@ -27,7 +40,7 @@ export function registerRequestTracing(app: FastifyInstance, deps: { logger: Log
       if (!deps.accessLog) return;
       deps.logger.info(
         {
-          reqId: trace.traceId,
+          reqId: request.id,
           method: request.method,
           path: request.url.split("?")[0],
           route: request.routeOptions.url,

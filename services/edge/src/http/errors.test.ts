@@ -10,18 +10,38 @@ function capturingLogger() {
 }
 
 describe("httpErrorResponse", () => {
-  it("answers a typed error with its catalogue status and SPEC §7 type, and its own message", () => {
+  it("answers a client error with its catalogue status and SPEC §7 type, its own message and the parameter", () => {
     const { logger, lines } = capturingLogger();
     expect(httpErrorResponse(new GatewayError("INVALID_REQUEST", "body.model: model is required"), logger)).toEqual({
       status: 400,
       headers: {},
       body: { error: { message: "body.model: model is required", type: "invalid_request_error" } },
     });
-    expect(httpErrorResponse(new GatewayError("UNAVAILABLE"), logger)).toMatchObject({
+    const named = new GatewayError("INVALID_REQUEST", "body.n: only n = 1", { details: { param: "n" } });
+    expect(httpErrorResponse(named, logger, "req_1")).toEqual({
+      status: 400,
+      headers: { "x-request-id": "req_1" },
+      body: { error: { message: "body.n: only n = 1", type: "invalid_request_error", param: "n" } },
+    });
+    expect(lines).toEqual([]);
+  });
+
+  it("answers a server-side failure with the catalogue's generic message and the request id, the details in the log", () => {
+    const { logger, lines } = capturingLogger();
+    const upstream = new GatewayError("MODEL_ERROR", "openai: POST http://admin@10.0.0.7:8000/v1/chat/completions: HTTP 500");
+    expect(httpErrorResponse(upstream, logger, "req_abc")).toEqual({
+      status: 502,
+      headers: { "x-request-id": "req_abc" },
+      body: { error: { message: "the model provider failed (request id req_abc)", type: "api_error" } },
+    });
+    expect(httpErrorResponse(new GatewayError("UNAVAILABLE", "no responder on gw.rpc.sessions.history"), logger)).toMatchObject({
       status: 503,
       body: { error: { message: "service unavailable", type: "api_error" } },
     });
-    expect(lines).toEqual([]);
+    const logged = lines.join("");
+    expect(logged).toContain("10.0.0.7:8000");
+    expect(logged).toContain("req_abc");
+    expect(logged).toContain("gw.rpc.sessions.history");
   });
 
   it("adds Retry-After to a rate-limited answer that knows when to retry", () => {

@@ -19,6 +19,9 @@ function fromFastifyError(err: FastifyLikeError): GatewayError | undefined {
   return undefined;
 }
 
+/** Every HTTP answer carries one (`x-request-id`), and the log lines about it name it too. */
+export const REQUEST_ID_HEADER = "x-request-id";
+
 /** An HTTP error answer: the status, the headers it needs, and the SPEC §7 body. */
 export interface HttpErrorResponse {
   status: number;
@@ -26,28 +29,44 @@ export interface HttpErrorResponse {
   body: HttpErrorBody;
 }
 
+/** A server-side failure's message is the catalogue's, with the request id to quote to an operator. */
+function genericMessage(message: string, requestId: string | undefined): string {
+  return requestId === undefined ? message : `${message} (request id ${requestId})`;
+}
+
 /**
  * The one HTTP error mapper, for every HTTP answer (routes, refused WebSocket upgrades, errors
- * inside an SSE stream): catalogue status and type, `Retry-After` when rate limited. Anything
- * that is not a typed error is logged with its cause and answered as a bare internal error.
+ * inside an SSE stream): catalogue status and type, `Retry-After` when rate limited, `param`
+ * when the error names the parameter at fault. Server-side failures (5xx: an upstream's error,
+ * a dead service, anything untyped) get the catalogue's generic message and the request id:
+ * what went wrong, with its upstream URLs and hosts, goes to the log under that id only
+ * (DESIGN §10).
  */
-export function httpErrorResponse(err: unknown, logger: Logger): HttpErrorResponse {
+export function httpErrorResponse(err: unknown, logger: Logger, requestId?: string): HttpErrorResponse {
+  const headers: Record<string, string> = requestId === undefined ? {} : { [REQUEST_ID_HEADER]: requestId };
   const typed = isGatewayError(err) ? err : fromFastifyError(err as FastifyLikeError);
   if (typed === undefined) {
-    logger.error({ err }, "unexpected error while handling an HTTP request");
-    return { status: 500, headers: {}, body: { error: { message: "internal error", type: "api_error" } } };
+    logger.error({ err, requestId }, "unexpected error while handling an HTTP request");
+    return { status: 500, headers, body: { error: { message: genericMessage("internal error", requestId), type: "api_error" } } };
   }
-  if (typed.code === "INTERNAL") logger.error({ err: typed }, "internal error");
-  // The client gets our message; what a library said (the cause) goes to the log only.
-  else if (typed.cause !== undefined) logger.warn({ err: typed }, "request failed");
   const spec = ERROR_CATALOGUE[typed.code];
-  const headers: Record<string, string> = {};
   const retryAfter = typed.details?.retryAfterSeconds;
   if (typed.code === "RATE_LIMITED" && typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
-  return { status: spec.httpStatus, headers, body: { error: { message: typed.message, type: spec.httpType } } };
+  if (spec.httpStatus >= 500) {
+    const line = { err: typed, code: typed.code, requestId };
+    if (typed.code === "INTERNAL") logger.error(line, "internal error");
+    else logger.warn(line, "request failed");
+    return { status: spec.httpStatus, headers, body: { error: { message: genericMessage(spec.message, requestId), type: spec.httpType } } };
+  }
+  const param = typed.details?.param;
+  return {
+    status: spec.httpStatus,
+    headers,
+    body: { error: { message: typed.message, type: spec.httpType, ...(typeof param === "string" ? { param } : {}) } },
+  };
 }
 
 export function sendHttpError(reply: FastifyReply, err: unknown, logger: Logger): FastifyReply {
-  const { status, headers, body } = httpErrorResponse(err, logger);
+  const { status, headers, body } = httpErrorResponse(err, logger, reply.request.id);
   return reply.status(status).headers(headers).send(body);
 }

@@ -1,5 +1,3 @@
-import { callRpc } from "@gw/bus";
-import { RPC } from "@gw/contracts";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { TrustedProxies } from "../auth/client-address.js";
@@ -36,31 +34,9 @@ export function bearerAuth(deps: Pick<HttpDeps, "authGate" | "trustedProxies">) 
 }
 
 export function registerRoutes(app: FastifyInstance, deps: HttpDeps): void {
-  const requireAuth = bearerAuth(deps);
-
   // Liveness and readiness in one: 503 while the bus or a store is disconnected.
   app.get("/health", async (_request, reply) => {
     const healthy = deps.isHealthy();
     return reply.status(healthy ? 200 : 503).send({ ok: healthy, status: healthy ? "ok" : "degraded" });
-  });
-
-  // OpenAI-compatible model discovery: every agent is a model (decisions.md).
-  app.get("/v1/models", { onRequest: requireAuth }, async () => {
-    const res = await callRpc(
-      deps.bus,
-      deps.subjects,
-      RPC.agentsList,
-      {},
-      { timeoutMs: deps.requestTimeoutMs },
-    );
-    return {
-      object: "list",
-      data: res.agents.map((agent) => ({
-        id: agent.id,
-        object: "model",
-        created: 0,
-        owned_by: "agent-gateway",
-      })),
-    };
   });
 }

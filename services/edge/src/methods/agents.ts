@@ -3,7 +3,6 @@ import { AgentIdentityGetParamsSchema, AgentsListParamsSchema, RPC } from "@gw/c
 import type { BusDeps } from "../bus-deps.js";
 import { defineMethod } from "./registry.js";
 
-const ALL_ROLES = ["control", "node", "webchat"] as const;
 
 export function agentMethods(deps: BusDeps) {
   const opts = { timeoutMs: deps.requestTimeoutMs };
@@ -11,7 +10,6 @@ export function agentMethods(deps: BusDeps) {
     defineMethod({
       name: "agents.list",
       params: AgentsListParamsSchema,
-      roles: ALL_ROLES,
       handler: async () => {
         const res = await callRpc(deps.bus, deps.subjects, RPC.agentsList, {}, opts);
         return { agents: res.agents, defaultAgentId: res.defaultAgentId };
@@ -20,7 +18,6 @@ export function agentMethods(deps: BusDeps) {
     defineMethod({
       name: "agent.identity.get",
       params: AgentIdentityGetParamsSchema,
-      roles: ALL_ROLES,
       handler: async (params) => {
         const identity = await callRpc(
           deps.bus,

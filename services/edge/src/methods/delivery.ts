@@ -97,21 +97,18 @@ export function deliveryMethods(deps: DeliveryMethodDeps) {
     defineMethod({
       name: "send",
       params: SendParamsSchema,
-      roles: ["control"],
       handler: async (params) =>
         asResult(await callRpc(deps.bus, deps.subjects, RPC.deliverySend, sendRequest(params), sendOpts)),
     }),
     defineMethod({
       name: "poll",
       params: PollParamsSchema,
-      roles: ["control"],
       handler: async (params) =>
         asResult(await callRpc(deps.bus, deps.subjects, RPC.deliveryPoll, pollRequest(params), sendOpts)),
     }),
     defineMethod({
       name: "channels.status",
       params: ChannelsStatusParamsSchema,
-      roles: ["control"],
       handler: async (params) =>
         statusPayload(
           await callRpc(deps.bus, deps.subjects, RPC.channelsStatus, { probe: params.probe }, {

@@ -14,10 +14,11 @@ import {
 import type { BusDeps } from "../bus-deps.js";
 import { defineMethod } from "./registry.js";
 
-/** Reading and watching a session is open to every role; changing or listing sessions is control's. */
-const ALL_ROLES = ["control", "node", "webchat"] as const;
-const CONTROL = ["control"] as const;
-
+/**
+ * Who may call which is the permission table's (auth/permissions.ts): reading and watching a
+ * session is open to every role, within the connection's session scope; listing and changing
+ * sessions is control's.
+ */
 export function sessionMethods(deps: BusDeps) {
   const opts = { timeoutMs: deps.requestTimeoutMs };
   const call = <Req, Res>(def: Parameters<typeof callRpc<Req, Res>>[2], req: Req) =>
@@ -26,7 +27,6 @@ export function sessionMethods(deps: BusDeps) {
     defineMethod({
       name: "sessions.list",
       params: SessionsListParamsSchema,
-      roles: CONTROL,
       handler: async (p) => {
         const res = await call(RPC.sessionsList, { agentId: p.agentId ?? "", limit: p.limit, offset: p.offset });
         return { sessions: res.sessions.map(sessionSummaryView), total: res.total };
@@ -35,8 +35,8 @@ export function sessionMethods(deps: BusDeps) {
     defineMethod({
       name: "sessions.preview",
       params: SessionsPreviewParamsSchema,
-      roles: ALL_ROLES,
       handler: async (p, ctx) => {
+        ctx.assertSession(p.key);
         const res = await call(RPC.sessionsPreview, { key: p.key, limit: p.limit });
         ctx.watchSession(p.key);
         return receivedJson<SessionPreviewView>(res.viewJson);
@@ -45,7 +45,6 @@ export function sessionMethods(deps: BusDeps) {
     defineMethod({
       name: "sessions.patch",
       params: SessionsPatchParamsSchema,
-      roles: CONTROL,
       handler: async (p, ctx) => {
         // Watch first, so the caller also receives the session.updated this patch emits.
         ctx.watchSession(p.key);
@@ -62,7 +61,6 @@ export function sessionMethods(deps: BusDeps) {
     defineMethod({
       name: "sessions.reset",
       params: SessionKeyParamsSchema,
-      roles: CONTROL,
       handler: async (p, ctx) => {
         const res = await call(RPC.sessionsReset, { key: p.key });
         ctx.watchSession(p.key);
@@ -72,7 +70,6 @@ export function sessionMethods(deps: BusDeps) {
     defineMethod({
       name: "sessions.delete",
       params: SessionKeyParamsSchema,
-      roles: CONTROL,
       handler: async (p, ctx) => {
         const res = await call(RPC.sessionsDelete, { key: p.key });
         ctx.unwatchSession(p.key);
@@ -82,7 +79,6 @@ export function sessionMethods(deps: BusDeps) {
     defineMethod({
       name: "sessions.compact",
       params: SessionKeyParamsSchema,
-      roles: CONTROL,
       handler: async (p, ctx) => {
         const res = await call(RPC.sessionsCompact, { key: p.key });
         ctx.watchSession(p.key);
@@ -92,9 +88,9 @@ export function sessionMethods(deps: BusDeps) {
     defineMethod({
       name: "sessions.subscribe",
       params: SessionKeyParamsSchema,
-      roles: ALL_ROLES,
       // No lookup: a client may watch a key before its first use to see session.created.
       handler: async (p, ctx) => {
+        ctx.assertSession(p.key);
         ctx.watchSession(p.key);
         return { subscribed: true, key: p.key };
       },
@@ -102,7 +98,6 @@ export function sessionMethods(deps: BusDeps) {
     defineMethod({
       name: "sessions.unsubscribe",
       params: SessionKeyParamsSchema,
-      roles: ALL_ROLES,
       handler: async (p, ctx) => {
         ctx.unwatchSession(p.key);
         return { unsubscribed: true, key: p.key };

@@ -30,7 +30,7 @@ function slowWrites(store: FastStore): { store: FastStore; release(): void } {
 
 function socket(id: string, role: "control" | "webchat"): EventTarget & { frames: string[] } {
   const frames: string[] = [];
-  return { id, role, frames, sendText: (frame) => frames.push(String(frame)) };
+  return { id, role, frames, accepts: () => true, sendText: (frame) => frames.push(String(frame)) };
 }
 
 describe("RunClient", () => {

@@ -38,10 +38,15 @@ export const RUN_WAIT_TIMINGS: RunWaitTimings = { pollMs: 1_000, settleMs: 2_000
 /** Beyond the run's own timeout: time to sit in the queue and to report back. */
 const QUEUE_GRACE_MS = 30_000;
 
+/** Throws when the caller may not touch this run (a webchat connection and another's session). */
+export type RunGuard = (record: RunRecord) => void;
+
 export interface StartRun extends AgentParams {
   sender?: string;
   /** Stateless: the conversation so far travels with the run and no session is touched. */
   ephemeralHistory?: RunHistoryMessage[];
+  /** What OpenAI-compatible requests add (proto RunRequest): client tools, sampling, tool results. */
+  openai?: Pick<RunRequest, "clientTools" | "toolChoice" | "sampling" | "toolCallTurn" | "toolResults">;
 }
 
 /**
@@ -115,9 +120,10 @@ export class RunClient {
   }
 
   /** The run's record once final, or null when `timeoutMs` passes first. NOT_FOUND for unknown runs. */
-  async wait(runId: string, timeoutMs: number, follower: RunFollower = {}): Promise<RunRecord | null> {
+  async wait(runId: string, timeoutMs: number, follower: RunFollower = {}, guard?: RunGuard): Promise<RunRecord | null> {
     const record = await this.deps.registry.get(runId);
     if (record === null) throw new GatewayError("NOT_FOUND", `unknown run: ${runId}`);
+    guard?.(record);
     if (isFinal(record.state)) return record;
     // The run may end between the read above and the subscription: the wait checks at once.
     const waiting = await RunWaiting.follow(this.waiting, runId, follower, { startedBy: record.edgeId, checkFirst: true });
@@ -130,8 +136,9 @@ export class RunClient {
   }
 
   /** Asks whichever runner holds the run to stop; false for unknown or finished runs. */
-  async abort(runId: string): Promise<boolean> {
+  async abort(runId: string, guard?: RunGuard): Promise<boolean> {
     const record = await this.deps.registry.get(runId);
+    if (record !== null) guard?.(record);
     if (record === null || isFinal(record.state)) return false;
     // The marker catches a run still in the queue; the broadcast reaches the one running it.
     await this.deps.registry.requestAbort(runId);
@@ -171,6 +178,11 @@ export class RunClient {
       ephemeral: params.ephemeralHistory !== undefined,
       history: params.ephemeralHistory ?? [],
       nonce,
+      clientTools: params.openai?.clientTools ?? [],
+      toolChoice: params.openai?.toolChoice,
+      sampling: params.openai?.sampling,
+      toolCallTurn: params.openai?.toolCallTurn,
+      toolResults: params.openai?.toolResults ?? [],
     };
     return { record, request };
   }

@@ -1,10 +1,22 @@
 import { randomUUID } from "node:crypto";
-import { ConnectParamsSchema, describeIssues, type FrameId, GatewayError, isEncodedJson, type Role } from "@gw/contracts";
 import { runInTrace, startSpan } from "@gw/bus";
+import {
+  type ConnectParams,
+  ConnectParamsSchema,
+  describeIssues,
+  type FrameId,
+  GatewayError,
+  isEncodedJson,
+  type Role,
+} from "@gw/contracts";
 import type { Logger, Metrics, Tally } from "@gw/runtime";
 import { type RawData, WebSocket } from "ws";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { HeaderBag } from "../auth/client-address.js";
+import { type Access, type EventFamily, eventFamily, mayReceive, methodsFor } from "../auth/permissions.js";
+import { assertInHome, sessionHome } from "../auth/session-scope.js";
+import type { DeviceLinks } from "../devices/device-links.js";
+import type { DeviceRegistry } from "../devices/device-registry.js";
 import type { EventHub, EventTarget } from "../events/event-hub.js";
 import { type CallContext, type MethodRegistry, type MethodResult, PayloadWithMeta } from "../methods/registry.js";
 import type { Drain, ShutdownNotice } from "../drain.js";
@@ -18,6 +30,8 @@ export interface ConnectionDeps {
   logger: Logger;
   metrics: Metrics;
   events: EventHub;
+  /** Device sockets are registered here, so a rotated or revoked token closes them. */
+  devices: { links: DeviceLinks; registry: Pick<DeviceRegistry, "verify"> };
   preConnectTimeoutMs: number;
   limits: WsLimits;
   /** Extra fields for the `connect` response (server identity, limits). */
@@ -48,19 +62,48 @@ type State = "new" | "connecting" | ConnectionContext;
 
 /** A connection's identity for method calls; its methods live on the prototype, not per socket. */
 class ConnectionContext implements CallContext {
+  /** The session-key root a webchat connection is confined to (auth/session-scope.ts). */
+  readonly home: string | undefined;
+
   constructor(
-    readonly connId: string,
+    private readonly conn: Connection,
     readonly role: Role,
+    readonly access: Access,
     readonly principal: Principal,
-    private readonly events: EventHub,
-  ) {}
+  ) {
+    this.home = sessionHome(access, principal.user);
+  }
+
+  get connId(): string {
+    return this.conn.id;
+  }
+
+  assertSession(key: string): void {
+    assertInHome(this.home, key);
+  }
 
   watchSession(key: string): void {
-    this.events.watchSession(this.connId, key);
+    this.conn.deps.events.watchSession(this.conn.id, key);
   }
 
   unwatchSession(key: string): void {
-    this.events.unwatchSession(this.connId, key);
+    this.conn.deps.events.unwatchSession(this.conn.id, key);
+  }
+
+  sendEvent(event: string, payload: object): void {
+    if (mayReceive(this.access, eventFamily(event))) this.conn.send({ event, payload });
+  }
+
+  onClose(cleanup: () => void): void {
+    this.conn.onClose(cleanup);
+  }
+
+  setDeadline(ms: number, onEnd: () => void): void {
+    this.conn.setDeadline(ms, onEnd);
+  }
+
+  close(code: number, reason: string): void {
+    this.conn.close(code, reason);
   }
 }
 
@@ -97,22 +140,26 @@ export class Connection implements EventTarget {
   readonly clientIp: string;
   /** What `connect` needs of the upgrade request; dropped once it succeeds. */
   private upgrade: UpgradeInfo | undefined;
-  private preConnectTimer: NodeJS.Timeout | undefined;
+  /** Before `connect`: the pre-connect timeout; after, a deadline a method set (a pairing request's). */
+  private deadline: NodeJS.Timeout | undefined;
   private childLogger: Logger | undefined;
   private corked = false;
   private inFlight = 0;
+  /** What methods asked to run when the socket closes (rare: made on first use). */
+  private cleanups: Array<() => void> | undefined;
+  private isClosed = false;
 
   constructor(
     private readonly socket: EdgeSocket,
     upgrade: UpgradeInfo,
-    private readonly deps: ConnectionDeps,
+    readonly deps: ConnectionDeps,
   ) {
     this.clientIp = upgrade.clientIp;
     this.upgrade = upgrade;
-    this.preConnectTimer = setTimeout(() => {
+    this.deadline = setTimeout(() => {
       if (typeof this.state === "string") socket.close(4008, "connect timeout");
     }, deps.preConnectTimeoutMs);
-    this.preConnectTimer.unref();
+    this.deadline.unref();
     socket.connection = this;
     socket.on("message", onSocketMessage);
     socket.on("close", onSocketClose);
@@ -121,9 +168,33 @@ export class Connection implements EventTarget {
 
   /** The socket has closed: forget the connection everywhere (called once, by the socket). */
   closed(): void {
-    clearTimeout(this.preConnectTimer);
+    this.isClosed = true;
+    clearTimeout(this.deadline);
     this.deps.events.remove(this.id);
+    const state = this.state;
+    if (typeof state !== "string" && state.principal.device !== undefined) {
+      this.deps.devices.links.detach(this.id, state.principal.device.deviceId);
+    }
+    for (const cleanup of this.cleanups?.splice(0) ?? []) {
+      try {
+        cleanup();
+      } catch (err) {
+        this.logger.warn({ err }, "a connection cleanup failed");
+      }
+    }
     this.deps.onClose(this);
+  }
+
+  onClose(cleanup: () => void): void {
+    if (this.isClosed) cleanup();
+    else (this.cleanups ??= []).push(cleanup);
+  }
+
+  setDeadline(ms: number, onEnd: () => void): void {
+    clearTimeout(this.deadline);
+    if (this.isClosed) return;
+    this.deadline = setTimeout(onEnd, ms);
+    this.deadline.unref();
   }
 
   socketError(err: Error): void {
@@ -141,6 +212,11 @@ export class Connection implements EventTarget {
 
   get role(): Role | undefined {
     return typeof this.state === "string" ? undefined : this.state.role;
+  }
+
+  /** Whether this connection may receive events of `family` (auth/permissions.ts). */
+  accepts(family: EventFamily): boolean {
+    return typeof this.state !== "string" && mayReceive(this.state.access, family);
   }
 
   send(frame: object): void {
@@ -257,33 +333,34 @@ export class Connection implements EventTarget {
     this.state = "connecting";
     let context: ConnectionContext;
     try {
-      const principal = await this.deps.authGate.authorize(
-        {
-          peerIp: upgrade.peerIp,
-          host: upgrade.host,
-          headers: upgrade.headers,
-          credential: params.auth?.token ?? params.auth?.password,
-        },
-        this.clientIp,
-      );
-      context = new ConnectionContext(this.id, params.role, principal, this.deps.events);
+      context = await this.authenticate(params, upgrade);
       this.state = context;
     } catch (err) {
       this.state = "new";
       throw err;
     }
-    clearTimeout(this.preConnectTimer);
+    // The socket closed while the credential was checked: closed() has run, so registering the
+    // connection now would leave it in the event hub for good.
+    if (this.isClosed) throw new GatewayError("UNAVAILABLE", "the socket closed during connect");
     // Only `connect` reads the upgrade's headers (a trusted proxy's user header): an
-    // authenticated connection lets them go, like its pre-connect timer.
-    this.preConnectTimer = undefined;
+    // authenticated connection lets them go. A pairing connection keeps a deadline: it must
+    // ask to be paired within the pre-connect time.
     this.upgrade = undefined;
+    if (context.access === "pairing") {
+      this.setDeadline(this.deps.preConnectTimeoutMs, () => this.close(4008, "no pairing request"));
+    } else {
+      clearTimeout(this.deadline);
+      this.deadline = undefined;
+    }
     this.deps.events.add(this);
+    const { principal } = context;
     this.deps.logger.info(
       {
         connId: this.id,
         clientIp: this.clientIp,
         role: params.role,
-        auth: context.principal.method,
+        auth: principal.method,
+        ...(principal.device ? { deviceId: principal.device.deviceId } : {}),
         client: params.client,
       },
       "connected",
@@ -291,9 +368,35 @@ export class Connection implements EventTarget {
     return {
       connId: this.id,
       role: params.role,
-      auth: { method: context.principal.method },
-      methods: ["connect", ...this.deps.registry.names()],
+      auth: { method: principal.method, ...(principal.device ? { deviceId: principal.device.deviceId } : {}) },
+      ...(context.home === undefined ? {} : { session: { key: context.home } }),
+      methods: ["connect", ...methodsFor(context.access, this.deps.registry.names())],
       ...this.deps.hello,
     };
+  }
+
+  /** The chain (or a pairing admission), then, for a device, the registration that keeps its token honest. */
+  private async authenticate(params: ConnectParams, upgrade: UpgradeInfo): Promise<ConnectionContext> {
+    if (params.pairing === true) {
+      return new ConnectionContext(this, params.role, "pairing", this.deps.authGate.admitPairing(this.clientIp));
+    }
+    const credential = params.auth?.token ?? params.auth?.password;
+    const principal = await this.deps.authGate.authorize(
+      { peerIp: upgrade.peerIp, host: upgrade.host, headers: upgrade.headers, credential, role: params.role },
+      this.clientIp,
+    );
+    const device = principal.device;
+    if (device !== undefined && credential !== undefined) {
+      const { links, registry } = this.deps.devices;
+      // Registered first, so any later rotation reaches this socket; a change this edge heard
+      // while the token was read is settled by reading the record again.
+      if (!links.attach(this, device.deviceId, device.tokenId) && (await registry.verify(credential)) === null) {
+        links.detach(this.id, device.deviceId);
+        throw new GatewayError("UNAUTHORIZED", "authentication failed: the device token was rotated or revoked");
+      }
+      // Closed while the store was read: closed() found no device to detach, so do it here.
+      if (this.isClosed) links.detach(this.id, device.deviceId);
+    }
+    return new ConnectionContext(this, params.role, params.role, principal);
   }
 }

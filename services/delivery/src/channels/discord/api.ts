@@ -56,6 +56,8 @@ export interface CreatedMessage {
 
 const MessageSchema = z.object({ id: z.string().min(1), channel_id: z.string().min(1) });
 const ChannelSchema = z.object({ id: z.string().min(1) });
+const ChannelInfoSchema = z.object({ id: z.string().min(1), type: z.number().int(), parent_id: z.string().nullish() });
+export type DiscordChannelInfo = z.output<typeof ChannelInfoSchema>;
 const UserSchema = z.object({ id: z.string().min(1), username: z.string(), discriminator: z.string().optional() });
 export type DiscordUser = z.output<typeof UserSchema>;
 
@@ -145,6 +147,18 @@ export class DiscordApi {
       this.http.requestJson({ method: "POST", path: "users/@me/channels", json: { recipient_id: userId }, signal, parse: ChannelSchema.parse }),
     );
     return res.data.id;
+  }
+
+  /** A channel's type and parent (a thread's parent is the channel it hangs off). */
+  async channel(channelId: string, signal: AbortSignal): Promise<DiscordChannelInfo> {
+    const path = `channels/${encodeURIComponent(channelId)}`;
+    return (await this.call(() => this.http.requestJson({ path, signal, parse: ChannelInfoSchema.parse }))).data;
+  }
+
+  /** Shows "typing…" in a channel for about 10 s, or until the bot posts there. */
+  async typing(channelId: string, signal: AbortSignal): Promise<void> {
+    const path = `channels/${encodeURIComponent(channelId)}/typing`;
+    await this.call(() => this.http.requestJson({ method: "POST", path, signal }));
   }
 
   async me(signal: AbortSignal): Promise<DiscordUser> {

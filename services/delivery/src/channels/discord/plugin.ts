@@ -8,6 +8,7 @@ import {
   type ChannelAdapter,
   ChannelError,
   type ChannelProbe,
+  type ChannelReceiver,
   type DeliveryReceipt,
   type OutboundMessage,
   type OutboundPoll,
@@ -18,6 +19,7 @@ import { isAbort } from "../http-channel-error.js";
 import { definePlugin } from "../registry.js";
 import { type CreateMessageBody, DISCORD_CODES, DISCORD_USER_AGENT, DiscordApi, readDiscordError, type UploadFile } from "./api.js";
 import { downloadAttachments } from "./attachments.js";
+import { DiscordGatewayReceiver } from "./gateway/receiver.js";
 import { type DiscordRecipient, formatDiscordRecipient, parseDiscordRecipient } from "./recipient.js";
 
 export const DISCORD_TEXT_LIMIT = 2000;
@@ -64,6 +66,8 @@ export class DiscordAdapter implements ChannelAdapter {
   constructor(
     private readonly api: DiscordApi,
     private readonly media: HttpClient,
+    /** The Gateway connection, unless the account's `inbound` is "off". */
+    readonly receiver?: ChannelReceiver,
   ) {}
 
   validateRecipient(to: string): string {
@@ -80,6 +84,13 @@ export class DiscordAdapter implements ChannelAdapter {
     const recipient = parseDiscordRecipient(poll.to);
     if (poll.anonymous) throw new ChannelError("unsupported", "Discord polls always show who voted; an anonymous poll cannot be sent");
     return this.post(recipient, poll, { poll: discordPollOf(poll) }, [], signal);
+  }
+
+  /** In the thread, the channel, or the user's DM (opened once, then cached). */
+  async typing(chat: string, threadId: string | undefined, signal: AbortSignal): Promise<void> {
+    const recipient = parseDiscordRecipient(chat);
+    const channelId = recipient.kind === "user" ? await this.dmChannel(recipient, signal) : (threadId ?? recipient.id);
+    await this.api.typing(channelId, signal);
   }
 
   async status(signal: AbortSignal): Promise<ChannelProbe> {
@@ -161,6 +172,10 @@ export const discordPlugin = definePlugin({
     // Media URLs come from callers: a client without the bot's credentials and without a base
     // URL, so every download is SSRF-guarded and none can reach the API with the token.
     const media = http({ name: "discord media", secrets: [settings.botToken] });
-    return new DiscordAdapter(api, media);
+    const receiver =
+      settings.inbound === "gateway"
+        ? new DiscordGatewayReceiver({ gatewayUrl: settings.gatewayUrl, token: settings.botToken }, { me: (signal) => api.me(signal), channel: (id, signal) => api.channel(id, signal) })
+        : undefined;
+    return new DiscordAdapter(api, media, receiver);
   },
 });

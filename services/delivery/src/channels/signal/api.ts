@@ -83,6 +83,24 @@ export class SignalApi {
     return (await this.http.requestJson({ path: "/v1/about", signal, parse: (raw) => About.parse(raw) })).data;
   }
 
+  /**
+   * `signal-cli receive` for `number`, waiting up to `waitS` seconds: the envelopes it got, as
+   * it printed them. The deadline leaves room for the bridge starting signal-cli (a JVM).
+   */
+  async receive(number: string, waitS: number, signal: AbortSignal): Promise<unknown[]> {
+    const path = `/v1/receive/${encodeURIComponent(number)}`;
+    const { data } = await this.http
+      .requestJson({ path, query: { timeout: waitS }, signal, timeoutMs: waitS * 1000 + 60_000, parse: (raw) => z.array(z.unknown()).parse(raw ?? []) })
+      .catch(throwBridgeError);
+    return data;
+  }
+
+  /** Shows "typing…" to `recipient` (PUT), or hides it (DELETE). */
+  async typing(number: string, recipient: string, show: boolean, signal: AbortSignal): Promise<void> {
+    const path = `/v1/typing-indicator/${encodeURIComponent(number)}`;
+    await this.http.requestJson({ method: show ? "PUT" : "DELETE", path, json: { recipient }, signal }).catch(throwBridgeError);
+  }
+
   /** The numbers registered with (or linked to) the bridge. */
   async accounts(signal: AbortSignal): Promise<string[]> {
     return (await this.http.requestJson({ path: "/v1/accounts", signal, parse: (raw) => Accounts.parse(raw) })).data;

@@ -8,6 +8,7 @@ import {
   type ChannelAdapter,
   ChannelError,
   type ChannelProbe,
+  type ChannelReceiver,
   type DeliveryReceipt,
   type OutboundMessage,
   type OutboundPoll,
@@ -19,6 +20,7 @@ import { bridgeEndpoint } from "../bridge/bridge-url.js";
 import { fetchMedia } from "../bridge/bridge-media.js";
 import { DEFAULT_MEDIA_LIMITS, definePlugin, type HttpClientFactory, type MediaLimits } from "../registry.js";
 import { type SendBody, SignalApi } from "./api.js";
+import { SignalReceiver } from "./receiver.js";
 import { isSignalGroup, signalQuote, signalRecipient } from "./signal-address.js";
 
 /**
@@ -45,6 +47,8 @@ class SignalAdapter implements ChannelAdapter {
   readonly limits = { textChunk: TEXT_CHUNK, polls: true, mediaPerMessage: MEDIA_PER_MESSAGE };
   private readonly client: HttpClient;
   private readonly api: SignalApi;
+  /** The bridge's receive endpoint, unless the account's `inbound` is "off". */
+  readonly receiver?: ChannelReceiver;
 
   constructor(
     private readonly settings: SignalSettings,
@@ -60,6 +64,12 @@ class SignalAdapter implements ChannelAdapter {
       timeoutMs: CALL_TIMEOUT_MS,
     });
     this.api = new SignalApi(this.client);
+    if (settings.inbound === "receive") this.receiver = new SignalReceiver(this.api, settings.number);
+  }
+
+  /** Signal's typing indicator shows until the next message or about 15 s pass. */
+  async typing(chat: string, _threadId: string | undefined, signal: AbortSignal): Promise<void> {
+    await this.api.typing(this.settings.number, signalRecipient(chat), true, signal);
   }
 
   validateRecipient(to: string): string {

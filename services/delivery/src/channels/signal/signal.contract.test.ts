@@ -23,7 +23,7 @@ describeChannelContract("signal", async () => {
     const adapter = signalPlugin.create({
       channelId: "signal",
       accountId: `a${i}`,
-      settings: { bridgeUrl, number, dmPolicy: "pairing", allowFrom: [] },
+      settings: { bridgeUrl, number, dmPolicy: "pairing", allowFrom: [], inbound: "off" },
       http,
       media: DEFAULT_MEDIA_LIMITS,
     });

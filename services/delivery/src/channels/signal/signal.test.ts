@@ -20,7 +20,7 @@ function adapter(opts: { number?: string; bridgeUrl?: string; media?: MediaLimit
   return signalPlugin.create({
     channelId: "signal",
     accountId: "default",
-    settings: { bridgeUrl: opts.bridgeUrl ?? fake.baseUrl, number: opts.number ?? NUMBER, dmPolicy: "pairing", allowFrom: [] },
+    settings: { bridgeUrl: opts.bridgeUrl ?? fake.baseUrl, number: opts.number ?? NUMBER, dmPolicy: "pairing", allowFrom: [], inbound: "off" },
     http: (http) => {
       const client = createHttpClient({ ...http, ssrf: opts.ssrf ?? LOOPBACK });
       clients.push(client);

@@ -87,7 +87,8 @@ export class TelegramApi {
 
   /**
    * Calls `method` and returns its `result`. Parameters go as JSON, or as multipart when there
-   * are uploads. Throws ChannelError (or the caller's AbortError).
+   * are uploads. `timeoutMs` replaces the client's deadline (long polls). Throws ChannelError
+   * (or the caller's AbortError).
    */
   async call<T extends z.ZodType>(
     method: string,
@@ -95,11 +96,12 @@ export class TelegramApi {
     result: T,
     signal: AbortSignal,
     uploads: readonly TelegramUpload[] = [],
+    timeoutMs?: number,
   ): Promise<z.output<T>> {
     let answer: Answer<z.output<T>>;
     try {
       const body = uploads.length > 0 ? { multipart: formOf(params, uploads) } : { json: params };
-      const res = await this.http.requestJson({ method: "POST", path: method, ...body, signal, parse: (data) => parseAnswer(data, result) });
+      const res = await this.http.requestJson({ method: "POST", path: method, ...body, signal, timeoutMs, parse: (data) => parseAnswer(data, result) });
       answer = res.data;
     } catch (err) {
       throw channelErrorFromHttp(err, { platformCode: telegramCode(err) });

@@ -8,6 +8,7 @@ import {
   type ChannelAdapter,
   ChannelError,
   type ChannelProbe,
+  type ChannelReceiver,
   type DeliveryReceipt,
   type OutboundMessage,
   type OutboundPoll,
@@ -18,6 +19,7 @@ import { channelErrorFromHttp } from "../http-channel-error.js";
 import { definePlugin } from "../registry.js";
 import { MessageSchema, TelegramApi, type TelegramMessage, type TelegramUpload, UserSchema } from "./api.js";
 import { fileNameOf, kindFromContentType, kindFromUrl, planAlbums, sendableByUrl, type TelegramMedium } from "./media.js";
+import { TelegramReceiver } from "./receiver.js";
 
 /** sendMessage's limit, in UTF-16 code units after entity parsing (we send plain text). */
 export const TELEGRAM_TEXT_CHUNK = 4096;
@@ -42,7 +44,11 @@ const METHOD: Readonly<Record<TelegramMedium["kind"], string>> = {
 export class TelegramAdapter implements ChannelAdapter {
   readonly limits = { textChunk: TELEGRAM_TEXT_CHUNK, polls: true, mediaPerMessage: 10 };
 
-  constructor(private readonly api: TelegramApi) {}
+  constructor(
+    private readonly api: TelegramApi,
+    /** Long polling, when the account's `inbound` is "polling". */
+    readonly receiver?: ChannelReceiver,
+  ) {}
 
   validateRecipient(to: string): string {
     const chat = to.trim();
@@ -161,5 +167,8 @@ function mediaError(err: unknown, url: string): unknown {
 
 export const telegramPlugin = definePlugin({
   kind: "telegram",
-  create: ({ settings, http }) => new TelegramAdapter(TelegramApi.create(settings, http)),
+  create: ({ settings, http }) => {
+    const api = TelegramApi.create(settings, http);
+    return new TelegramAdapter(api, settings.inbound === "polling" ? new TelegramReceiver(api) : undefined);
+  },
 });

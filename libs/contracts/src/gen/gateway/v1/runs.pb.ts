@@ -45,13 +45,86 @@ export interface RunRequest {
    * same nonce (so a request whose registration lost, a duplicate runId, is never run).
    */
   nonce: string;
+  /**
+   * What an OpenAI-compatible request (`/v1/chat/completions`, `/v1/responses`) adds to a run
+   * (docs/decisions.md, OpenAI-compatible HTTP). The function tools the client declared: offered
+   * to the model beside the agent's own tools; a call to one ends the run with the call, for
+   * the client to run.
+   */
+  clientTools: ClientTool[];
+  toolChoice:
+    | ToolChoice
+    | undefined;
+  /** Sampling parameters passed through to the model provider. */
+  sampling:
+    | SamplingParams
+    | undefined;
+  /**
+   * The turn continues the client's tool calls instead of starting with a user message
+   * (`message` is empty): the assistant turn that made the calls, then the client's results.
+   */
+  toolCallTurn: RunHistoryMessage | undefined;
+  toolResults: RunHistoryMessage[];
 }
 
-/** One earlier turn of an ephemeral run's conversation. */
+/**
+ * One turn of a conversation that travels with a run: an ephemeral run's history, or the
+ * assistant turn and tool results a run continues from.
+ */
 export interface RunHistoryMessage {
-  /** user | assistant */
+  /** user | assistant | tool */
   role: string;
   content: string;
+  /** assistant: the tool calls it made. */
+  toolCalls: RunToolCall[];
+  /** tool: the call this result answers, and that tool's name. */
+  toolCallId: string;
+  name: string;
+}
+
+export interface RunToolCall {
+  id: string;
+  name: string;
+  /** The call's arguments: the text of a JSON object. */
+  arguments: string;
+}
+
+/** A function tool declared by the client (OpenAI `tools[].function`). */
+export interface ClientTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object, as JSON text ("" accepts any object). */
+  parametersJson: string;
+}
+
+export interface ToolChoice {
+  /**
+   * "" or auto: the model decides; none: the client's tools are not offered; required: the
+   * model's first call must call a tool; function: it must call `function_name`.
+   */
+  mode: string;
+  functionName: string;
+}
+
+/** Unset fields keep the provider's defaults. */
+export interface SamplingParams {
+  temperature?: number | undefined;
+  topP?:
+    | number
+    | undefined;
+  /** Per model call. */
+  maxTokens?: number | undefined;
+  stop: string[];
+  seed?: number | undefined;
+  presencePenalty?: number | undefined;
+  frequencyPenalty?:
+    | number
+    | undefined;
+  /** OpenAI `response_format` object as JSON text; "" for plain text. */
+  responseFormatJson: string;
+  /** The end user, for the provider's abuse monitoring (OpenAI `user`, Anthropic metadata.user_id). */
+  user: string;
+  parallelToolCalls?: boolean | undefined;
 }
 
 /** Published on <prefix>.bcast.run.abort: every runner hears it; the owner stops the run. */
@@ -90,6 +163,11 @@ function createBaseRunRequest(): RunRequest {
     ephemeral: false,
     history: [],
     nonce: "",
+    clientTools: [],
+    toolChoice: undefined,
+    sampling: undefined,
+    toolCallTurn: undefined,
+    toolResults: [],
   };
 }
 
@@ -145,6 +223,21 @@ export const RunRequest: MessageFns<RunRequest> = {
     }
     if (message.nonce !== "") {
       writer.uint32(138).string(message.nonce);
+    }
+    for (const v of message.clientTools) {
+      ClientTool.encode(v!, writer.uint32(146).fork()).join();
+    }
+    if (message.toolChoice !== undefined) {
+      ToolChoice.encode(message.toolChoice, writer.uint32(154).fork()).join();
+    }
+    if (message.sampling !== undefined) {
+      SamplingParams.encode(message.sampling, writer.uint32(162).fork()).join();
+    }
+    if (message.toolCallTurn !== undefined) {
+      RunHistoryMessage.encode(message.toolCallTurn, writer.uint32(170).fork()).join();
+    }
+    for (const v of message.toolResults) {
+      RunHistoryMessage.encode(v!, writer.uint32(178).fork()).join();
     }
     return writer;
   },
@@ -298,6 +391,46 @@ export const RunRequest: MessageFns<RunRequest> = {
             message.nonce = reader.string();
             continue;
           }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.clientTools.push(ClientTool.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.toolChoice = ToolChoice.decode(reader, reader.uint32());
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.sampling = SamplingParams.decode(reader, reader.uint32());
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.toolCallTurn = RunHistoryMessage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.toolResults.push(RunHistoryMessage.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -312,7 +445,7 @@ export const RunRequest: MessageFns<RunRequest> = {
 };
 
 function createBaseRunHistoryMessage(): RunHistoryMessage {
-  return { role: "", content: "" };
+  return { role: "", content: "", toolCalls: [], toolCallId: "", name: "" };
 }
 
 export const RunHistoryMessage: MessageFns<RunHistoryMessage> = {
@@ -322,6 +455,15 @@ export const RunHistoryMessage: MessageFns<RunHistoryMessage> = {
     }
     if (message.content !== "") {
       writer.uint32(18).string(message.content);
+    }
+    for (const v of message.toolCalls) {
+      RunToolCall.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.toolCallId !== "") {
+      writer.uint32(34).string(message.toolCallId);
+    }
+    if (message.name !== "") {
+      writer.uint32(42).string(message.name);
     }
     return writer;
   },
@@ -353,6 +495,379 @@ export const RunHistoryMessage: MessageFns<RunHistoryMessage> = {
             }
 
             message.content = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.toolCalls.push(RunToolCall.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.toolCallId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRunToolCall(): RunToolCall {
+  return { id: "", name: "", arguments: "" };
+}
+
+export const RunToolCall: MessageFns<RunToolCall> = {
+  encode(message: RunToolCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.arguments !== "") {
+      writer.uint32(26).string(message.arguments);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RunToolCall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRunToolCall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.arguments = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseClientTool(): ClientTool {
+  return { name: "", description: "", parametersJson: "" };
+}
+
+export const ClientTool: MessageFns<ClientTool> = {
+  encode(message: ClientTool, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    if (message.parametersJson !== "") {
+      writer.uint32(26).string(message.parametersJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClientTool {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClientTool();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.parametersJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseToolChoice(): ToolChoice {
+  return { mode: "", functionName: "" };
+}
+
+export const ToolChoice: MessageFns<ToolChoice> = {
+  encode(message: ToolChoice, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mode !== "") {
+      writer.uint32(10).string(message.mode);
+    }
+    if (message.functionName !== "") {
+      writer.uint32(18).string(message.functionName);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolChoice {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolChoice();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.functionName = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSamplingParams(): SamplingParams {
+  return {
+    temperature: undefined,
+    topP: undefined,
+    maxTokens: undefined,
+    stop: [],
+    seed: undefined,
+    presencePenalty: undefined,
+    frequencyPenalty: undefined,
+    responseFormatJson: "",
+    user: "",
+    parallelToolCalls: undefined,
+  };
+}
+
+export const SamplingParams: MessageFns<SamplingParams> = {
+  encode(message: SamplingParams, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.temperature !== undefined) {
+      writer.uint32(9).double(message.temperature);
+    }
+    if (message.topP !== undefined) {
+      writer.uint32(17).double(message.topP);
+    }
+    if (message.maxTokens !== undefined) {
+      writer.uint32(24).uint32(message.maxTokens);
+    }
+    for (const v of message.stop) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.seed !== undefined) {
+      writer.uint32(40).int64(message.seed);
+    }
+    if (message.presencePenalty !== undefined) {
+      writer.uint32(49).double(message.presencePenalty);
+    }
+    if (message.frequencyPenalty !== undefined) {
+      writer.uint32(57).double(message.frequencyPenalty);
+    }
+    if (message.responseFormatJson !== "") {
+      writer.uint32(66).string(message.responseFormatJson);
+    }
+    if (message.user !== "") {
+      writer.uint32(74).string(message.user);
+    }
+    if (message.parallelToolCalls !== undefined) {
+      writer.uint32(80).bool(message.parallelToolCalls);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SamplingParams {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSamplingParams();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.temperature = reader.double();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.topP = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxTokens = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.stop.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.seed = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.presencePenalty = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.frequencyPenalty = reader.double();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.responseFormatJson = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.user = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.parallelToolCalls = reader.bool();
             continue;
           }
         }

@@ -1,12 +1,12 @@
-import { createMemoryFastStore } from "@gw/store";
+import { createMemoryFastStore } from "./memory-fast-store.js";
 import { describe, expect, it } from "vitest";
-import { fingerprint, IdempotentRunner } from "./idempotency.js";
+import { fingerprint, RunOnce } from "./run-once.js";
 
 const far = () => Date.now() + 10_000;
 
-describe("IdempotentRunner", () => {
+describe("RunOnce", () => {
   it("runs the work once and answers repeats from the first result", async () => {
-    const runner = new IdempotentRunner(createMemoryFastStore(), { windowMs: 60_000, claimTtlMs: 5_000 });
+    const runner = new RunOnce<unknown>(createMemoryFastStore(), { windowMs: 60_000, claimTtlMs: 5_000 });
     let calls = 0;
     const work = async () => ({ n: ++calls });
     expect(await runner.run("k1", "fp", far(), work)).toEqual({ value: { n: 1 }, cached: false });
@@ -17,8 +17,8 @@ describe("IdempotentRunner", () => {
   it("makes concurrent repeats wait for the first, on two runners sharing one store", async () => {
     const store = createMemoryFastStore();
     const [a, b] = [
-      new IdempotentRunner(store, { windowMs: 60_000, claimTtlMs: 5_000, pollMs: 5 }),
-      new IdempotentRunner(store, { windowMs: 60_000, claimTtlMs: 5_000, pollMs: 5 }),
+      new RunOnce<unknown>(store, { windowMs: 60_000, claimTtlMs: 5_000, pollMs: 5 }),
+      new RunOnce<unknown>(store, { windowMs: 60_000, claimTtlMs: 5_000, pollMs: 5 }),
     ];
     let calls = 0;
     const work = async () => {
@@ -33,7 +33,7 @@ describe("IdempotentRunner", () => {
   });
 
   it("refuses the same key with a different request", async () => {
-    const runner = new IdempotentRunner(createMemoryFastStore(), { windowMs: 60_000, claimTtlMs: 5_000 });
+    const runner = new RunOnce<unknown>(createMemoryFastStore(), { windowMs: 60_000, claimTtlMs: 5_000 });
     await runner.run("k3", fingerprint({ text: "a" }), far(), async () => 1);
     await expect(runner.run("k3", fingerprint({ text: "b" }), far(), async () => 2)).rejects.toMatchObject({
       code: "CONFLICT",
@@ -41,7 +41,7 @@ describe("IdempotentRunner", () => {
   });
 
   it("forgets a failure, so a retry does the work again", async () => {
-    const runner = new IdempotentRunner(createMemoryFastStore(), { windowMs: 60_000, claimTtlMs: 5_000 });
+    const runner = new RunOnce<unknown>(createMemoryFastStore(), { windowMs: 60_000, claimTtlMs: 5_000 });
     await expect(runner.run("k4", "fp", far(), () => Promise.reject(new Error("platform down")))).rejects.toThrow(
       "platform down",
     );
@@ -51,13 +51,13 @@ describe("IdempotentRunner", () => {
   it("takes over a claim whose holder died once the claim lapses", async () => {
     const store = createMemoryFastStore();
     await store.idempotency.begin("idem:k5", 150); // a holder that never completes
-    const runner = new IdempotentRunner(store, { windowMs: 60_000, claimTtlMs: 150, pollMs: 10 });
+    const runner = new RunOnce<unknown>(store, { windowMs: 60_000, claimTtlMs: 150, pollMs: 10 });
     expect(await runner.run("k5", "fp", far(), async () => "mine")).toEqual({ value: "mine", cached: false });
   });
 
   it("never lets a repeat overtake a live holder that works past the claim's lapse", async () => {
     const store = createMemoryFastStore();
-    const runner = new IdempotentRunner(store, { windowMs: 60_000, claimTtlMs: 90, pollMs: 10 });
+    const runner = new RunOnce<unknown>(store, { windowMs: 60_000, claimTtlMs: 90, pollMs: 10 });
     let calls = 0;
     const slow = async () => {
       calls++;
@@ -76,7 +76,7 @@ describe("IdempotentRunner", () => {
   it("stops waiting for a slow first request at its own deadline", async () => {
     const store = createMemoryFastStore();
     await store.idempotency.begin("idem:k6", 10_000);
-    const runner = new IdempotentRunner(store, { windowMs: 60_000, claimTtlMs: 10_000, pollMs: 10 });
+    const runner = new RunOnce<unknown>(store, { windowMs: 60_000, claimTtlMs: 10_000, pollMs: 10 });
     await expect(runner.run("k6", "fp", Date.now() + 100, async () => "never")).rejects.toMatchObject({ code: "TIMEOUT" });
   });
 });

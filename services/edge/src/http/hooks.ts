@@ -1,0 +1,196 @@
+import { callRpc } from "@gw/bus";
+import type { GatewayConfig } from "@gw/config";
+import {
+  describeIssues,
+  exceedsJsonDepth,
+  GatewayError,
+  type HookAccepted,
+  HookAgentBodySchema,
+  HookWakeBodySchema,
+  jsonDepthMessage,
+  RPC,
+} from "@gw/contracts";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import { secretEquals } from "../auth/authenticate.js";
+import type { TrustedProxies } from "../auth/client-address.js";
+import type { FailedAuthLimiter } from "../auth/failed-auth-limiter.js";
+import type { BusDeps } from "../bus-deps.js";
+import { bearerCredential } from "./bearer.js";
+
+export interface HooksHttpDeps extends BusDeps {
+  hooks: GatewayConfig["hooks"];
+  limiter: FailedAuthLimiter;
+  trustedProxies: TrustedProxies;
+}
+
+/** Never handed on to the hooks service, so no template (and no agent) can read a credential. */
+const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "x-gateway-token", "cookie"]);
+const IDEMPOTENCY_KEY_MAX = 256;
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first?.trim() || undefined;
+}
+
+/** The hook token as presented: `Authorization: Bearer <token>`, else `X-Gateway-Token: <token>`. */
+function presentedToken(request: FastifyRequest): string | undefined {
+  return bearerCredential(header(request, "authorization")) ?? header(request, "x-gateway-token");
+}
+
+/** A token in the URL ends up in access logs and browser history: refused even when right. */
+function urlCarriesToken(url: URLSearchParams, token: string): boolean {
+  for (const [name, value] of url) {
+    if (name.toLowerCase() === "token" || (value !== "" && secretEquals(value, token))) return true;
+  }
+  return false;
+}
+
+function queryOf(request: FastifyRequest): URLSearchParams {
+  return new URL(request.url, "http://hooks.invalid").searchParams;
+}
+
+function idempotencyKeyOf(request: FastifyRequest): string {
+  const key = header(request, "idempotency-key") ?? "";
+  if (key.length > IDEMPOTENCY_KEY_MAX) {
+    throw new GatewayError("INVALID_REQUEST", `Idempotency-Key must be at most ${IDEMPOTENCY_KEY_MAX} characters`);
+  }
+  return key;
+}
+
+function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "body"));
+  return parsed.data;
+}
+
+/** Headers for mapping templates: lowercase names, repeats joined, credentials removed. */
+function forwardedHeaders(request: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || CREDENTIAL_HEADERS.has(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+/**
+ * The HTTP answer: wake 200 `{ ok, mode, sessionKey, runId? }` (runId: the main session's turn
+ * that took the text, for "now"); agent 202 `{ ok, runId, sessionKey, wakeMode }`, accepted and
+ * queued, not finished. A repeated delivery gets the first answer with `duplicate: true`.
+ */
+function answer(reply: FastifyReply, accepted: HookAccepted): FastifyReply {
+  const duplicate = accepted.duplicate ? { duplicate: true } : {};
+  if (accepted.action === "wake") {
+    const runId = accepted.runId === "" ? {} : { runId: accepted.runId };
+    return reply.status(200).send({ ok: true, mode: accepted.wakeMode, sessionKey: accepted.sessionKey, ...runId, ...duplicate });
+  }
+  return reply
+    .status(202)
+    .send({ ok: true, runId: accepted.runId, sessionKey: accepted.sessionKey, wakeMode: accepted.wakeMode, ...duplicate });
+}
+
+/**
+ * SPEC §4.2 hook endpoints under `hooks.path`, as one encapsulated plugin with its own
+ * credential, body limit and body parser: `POST <path>/wake`, `POST <path>/agent` and
+ * `POST <path>/<mapping>`. Only the hook token opens them (SPEC §5), in a header, compared in
+ * constant time; failures count toward the failed-auth limiter like every other surface. The
+ * body is read only after that: declared oversize is 413 at once, and a body that turns out
+ * larger is cut off at the limit (413) before it is parsed. The hooks service does the rest.
+ */
+export function registerHooks(app: FastifyInstance, deps: HooksHttpDeps): void {
+  const { hooks } = deps;
+  const token = hooks.token;
+  if (!hooks.enabled || token === undefined) return;
+  const mappingPaths = new Set(hooks.mappings.map((mapping) => mapping.path));
+  const bodyLimit = hooks.maxBodyBytes;
+  const call = { timeoutMs: deps.requestTimeoutMs };
+
+  const authenticate = async (request: FastifyRequest) => {
+    const clientIp = deps.trustedProxies.clientIp(request.socket.remoteAddress, request.headers);
+    deps.limiter.assertAllowed(clientIp);
+    if (urlCarriesToken(queryOf(request), token)) {
+      throw new GatewayError("INVALID_REQUEST", "the hook token is accepted only in the Authorization or X-Gateway-Token header, never in the URL");
+    }
+    const presented = presentedToken(request);
+    if (presented === undefined || !secretEquals(presented, token)) {
+      await deps.limiter.recordFailure(clientIp);
+      throw new GatewayError("UNAUTHORIZED", "authentication failed: missing or wrong hook token");
+    }
+  };
+
+  const admit = async (request: FastifyRequest) => {
+    const declared = Number(request.headers["content-length"] ?? 0);
+    if (declared > bodyLimit) throw new GatewayError("PAYLOAD_TOO_LARGE", `hook request body is larger than ${bodyLimit} bytes`);
+    const mapping = (request.params as { "*"?: string })["*"];
+    if (mapping !== undefined && !mappingPaths.has(mapping)) {
+      throw new GatewayError("NOT_FOUND", `no hook at ${hooks.path}/${mapping}`);
+    }
+  };
+
+  void app.register(
+    async (scope) => {
+      // Senders label JSON bodies in many ways (application/json, text/plain, vendor types, no
+      // Content-Type at all): every body is read as text and must be JSON, within the hook
+      // limit and the nesting depth every JSON body is held to.
+      scope.removeAllContentTypeParsers();
+      const parseJson = scope.getDefaultJsonParser("error", "error");
+      scope.addContentTypeParser("*", { parseAs: "string", bodyLimit }, (request, body, done) => {
+        const text = body as string;
+        // No body at all: the built-in endpoints then say what is missing; a mapping gets {}.
+        if (text.trim() === "") {
+          done(null, undefined);
+          return;
+        }
+        if (exceedsJsonDepth(text)) {
+          done(new GatewayError("INVALID_REQUEST", `request body ${jsonDepthMessage()}`), undefined);
+          return;
+        }
+        parseJson(request, text, (err, value) => {
+          if (err) done(new GatewayError("INVALID_REQUEST", `request body is not valid JSON: ${err.message}`), undefined);
+          else done(null, value);
+        });
+      });
+      scope.addHook("onRequest", authenticate);
+      scope.addHook("onRequest", admit);
+
+      scope.post("/wake", { bodyLimit }, async (request, reply) => {
+        const body = parseBody(HookWakeBodySchema, request.body);
+        const accepted = await callRpc(deps.bus, deps.subjects, RPC.hooksWake, { ...body, idempotencyKey: idempotencyKeyOf(request) }, call);
+        return answer(reply, accepted);
+      });
+
+      scope.post("/agent", { bodyLimit }, async (request, reply) => {
+        const body = parseBody(HookAgentBodySchema, request.body);
+        const req = {
+          message: body.message,
+          agentId: body.agentId ?? "",
+          sessionKey: body.sessionKey ?? "",
+          name: body.name ?? "",
+          deliver: body.deliver,
+          channel: body.channel ?? "",
+          to: body.to ?? "",
+          model: body.model ?? "",
+          thinking: body.thinking ?? "",
+          wakeMode: body.wakeMode,
+          timeoutSeconds: body.timeoutSeconds ?? 0,
+          idempotencyKey: idempotencyKeyOf(request),
+        };
+        return answer(reply, await callRpc(deps.bus, deps.subjects, RPC.hooksAgent, req, call));
+      });
+
+      scope.post("/*", { bodyLimit }, async (request, reply) => {
+        const req = {
+          path: (request.params as { "*": string })["*"],
+          payloadJson: Buffer.from(JSON.stringify(request.body ?? {}), "utf8"),
+          headers: forwardedHeaders(request),
+          query: Object.fromEntries(queryOf(request)),
+          idempotencyKey: idempotencyKeyOf(request),
+        };
+        return answer(reply, await callRpc(deps.bus, deps.subjects, RPC.hooksMapping, req, call));
+      });
+    },
+    { prefix: hooks.path },
+  );
+}

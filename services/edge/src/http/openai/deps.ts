@@ -1,0 +1,10 @@
+import type { Logger } from "@gw/runtime";
+import type { RunClient } from "../../runs/run-client.js";
+import type { HttpDeps } from "../routes.js";
+
+export interface OpenAiDeps extends HttpDeps {
+  runs: RunClient;
+  logger: Logger;
+  /** The configured agents, whose ids are the models (`model` may also say `agent:<id>`). */
+  agentIds: readonly string[];
+}

@@ -1,0 +1,1 @@
+export { type HooksService, type HooksServiceDeps, startHooksService } from "./service.js";
