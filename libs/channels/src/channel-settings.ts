@@ -36,6 +36,8 @@ const common = {
   allowFrom: z.array(nonEmpty("an allowFrom entry")).default([]),
   /** The agent that answers inbound messages (default: agents.default). */
   agent: nonEmpty("agent").optional(),
+  /** In groups the agent answers only when the bot is mentioned (or replied to), unless false. */
+  groups: z.strictObject({ requireMention: z.boolean().default(true) }).optional(),
 };
 
 export const TelegramSettingsSchema = z.strictObject({
@@ -45,7 +47,6 @@ export const TelegramSettingsSchema = z.strictObject({
   inbound: z.enum(["webhook", "polling", "off"]).optional(),
   /** Checked against X-Telegram-Bot-Api-Secret-Token on inbound webhooks. */
   webhookSecret: nonEmpty("webhookSecret").optional(),
-  groups: z.strictObject({ requireMention: z.boolean().default(true) }).optional(),
 });
 
 export const SlackSettingsSchema = z.strictObject({
