@@ -3,6 +3,7 @@ import { type Bus, serveRpc, type Subjects, type Unsubscribe } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import { GatewayError, RPC } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
+import type { RunQueue, RunRegistry } from "@gw/runs";
 import type { DurableStore, FastStore } from "@gw/store";
 import { ChannelDirectory } from "./channel-directory.js";
 import { ChannelStatusReporter } from "./channel-status.js";
@@ -10,6 +11,7 @@ import type { HttpClientFactory, PluginTable } from "./channels/registry.js";
 import { Dispatcher } from "./dispatcher.js";
 import { withMediaPolicy } from "./http-clients.js";
 import { IdempotentRunner } from "./idempotency.js";
+import { type Inbound, startInbound } from "./inbound/inbound-service.js";
 import { Outbox } from "./outbox.js";
 import { Pacer } from "./pacer.js";
 import { StatusBook } from "./status-book.js";
@@ -21,16 +23,22 @@ export interface DeliveryServiceDeps {
   fastStore: FastStore;
   durable: DurableStore;
   plugins: PluginTable;
+  /** Run dispatch and the run registry, for the agent's turns on inbound messages. */
+  runs: { queue: RunQueue; registry: RunRegistry };
   /** Makes each account's HTTP client; the caller closes them after stop(). */
   http: HttpClientFactory;
   logger: Logger;
   /** Names this replica as a lease holder (default: random). */
   replicaId?: string;
+  /** How often the inbound processor looks for sessions nobody works on (default 5 s). */
+  inboundScanEveryMs?: number;
 }
 
 export interface DeliveryService {
   directory: ChannelDirectory;
   outbox: Outbox;
+  /** Inbound messages: the sink receivers hand their batches to, and the processor. */
+  inbound: Inbound;
   stop(): Promise<void>;
 }
 
@@ -40,6 +48,12 @@ export interface DeliveryService {
  * within this much.
  */
 const CLAIM_TTL_MS = 15_000;
+
+/**
+ * The lease of one session's inbound queue: after a crash another replica (or the restarted
+ * one) resumes the session within this much plus one scan.
+ */
+const INBOUND_LEASE_MS = 10_000;
 
 /**
  * The delivery service (DESIGN §9): `send`, `poll`, `channels.status` and the durable outbox of
@@ -70,9 +84,10 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
     media: mediaPolicy,
     pacing: settings.pacing,
   });
+  const replicaId = deps.replicaId ?? randomUUID();
   const outbox = new Outbox(
     { kv: await deps.durable.kv("delivery_outbox"), store: deps.fastStore, dispatcher, logger: deps.logger },
-    { replicaId: deps.replicaId ?? randomUUID(), retryForMs: settings.outboxRetryForSeconds * 1000, leaseMs: claimTtlMs },
+    { replicaId, retryForMs: settings.outboxRetryForSeconds * 1000, leaseMs: claimTtlMs },
   );
   const reporter = new ChannelStatusReporter({ directory, status, probeCacheMs: settings.probeCacheMs });
 
@@ -89,6 +104,16 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
     }),
   ];
   outbox.start();
+  const inbound = await startInbound({
+    ...deps,
+    directory,
+    dispatcher,
+    outbox,
+    status,
+    replicaId,
+    leaseMs: INBOUND_LEASE_MS,
+    ...(deps.inboundScanEveryMs === undefined ? {} : { scanEveryMs: deps.inboundScanEveryMs }),
+  });
   deps.logger.info(
     { channels: directory.list().map((c) => `${c.id}(${c.kind}: ${c.accounts.map((a) => a.accountId).join(",")})`) },
     "delivery serving",
@@ -96,8 +121,10 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
   return {
     directory,
     outbox,
+    inbound,
     stop: async () => {
       for (const unsubscribe of served) unsubscribe();
+      await inbound.stop();
       await outbox.stop();
       await status.settled();
     },

@@ -46,6 +46,7 @@ export async function startEmbedded(deps: {
     fastStore,
     durable,
     plugins: CHANNEL_PLUGINS,
+    runs: { queue: runQueue, registry: runRegistry },
     http: http.factory,
     logger,
   });
