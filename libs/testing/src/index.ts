@@ -73,3 +73,19 @@ export {
   type FakeMediaServer,
   startFakeMediaServer,
 } from "./fakes/fake-media-server.js";
+export { type TelegramUpdateInput, telegramUpdate, telegramWebhookRequest } from "./fakes/telegram-updates.js";
+export {
+  type SlackMessageInput,
+  type SlackSigningOptions,
+  signedSlackRequest,
+  slackMessageEvent,
+  slackUrlVerification,
+} from "./fakes/slack-events.js";
+export {
+  signedWhatsAppRequest,
+  type WhatsAppMessageInput,
+  whatsappMessageNotification,
+  whatsappStatusNotification,
+  whatsappVerificationQuery,
+} from "./fakes/whatsapp-webhooks.js";
+export { type BlueBubblesMessageInput, blueBubblesNewMessage, blueBubblesTypingEvent } from "./fakes/bluebubbles-webhooks.js";

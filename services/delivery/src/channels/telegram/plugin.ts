@@ -9,14 +9,18 @@ import {
   ChannelError,
   type ChannelProbe,
   type DeliveryReceipt,
+  type InboundEndpoint,
   type OutboundMessage,
   type OutboundPoll,
   receiptOf,
+  type TelegramSettings,
 } from "@gw/channels";
 import { HttpError } from "@gw/http-client";
+import { z } from "zod";
 import { channelErrorFromHttp } from "../http-channel-error.js";
 import { definePlugin } from "../registry.js";
 import { MessageSchema, TelegramApi, type TelegramMessage, type TelegramUpload, UserSchema } from "./api.js";
+import { type TelegramBotIdentity, TelegramWebhook } from "./inbound.js";
 import { fileNameOf, kindFromContentType, kindFromUrl, planAlbums, sendableByUrl, type TelegramMedium } from "./media.js";
 
 /** sendMessage's limit, in UTF-16 code units after entity parsing (we send plain text). */
@@ -39,10 +43,44 @@ const METHOD: Readonly<Record<TelegramMedium["kind"], string>> = {
   document: "sendDocument",
 };
 
+/** Whether the account takes webhooks: `inbound: "webhook"`, or a webhookSecret with no mode set. */
+function webhookSecretOf(settings: Pick<TelegramSettings, "inbound" | "webhookSecret">): string | undefined {
+  const mode = settings.inbound ?? (settings.webhookSecret === undefined ? "off" : "webhook");
+  return mode === "webhook" ? settings.webhookSecret : undefined;
+}
+
 export class TelegramAdapter implements ChannelAdapter {
   readonly limits = { textChunk: TELEGRAM_TEXT_CHUNK, polls: true, mediaPerMessage: 10 };
+  readonly inbound?: InboundEndpoint;
+  private readonly botId: number;
+  private username: Promise<string | undefined> | undefined;
 
-  constructor(private readonly api: TelegramApi) {}
+  constructor(
+    private readonly api: TelegramApi,
+    settings: Pick<TelegramSettings, "botToken" | "inbound" | "webhookSecret">,
+  ) {
+    this.botId = Number(settings.botToken.split(":")[0]);
+    const secret = webhookSecretOf(settings);
+    if (secret !== undefined) this.inbound = new TelegramWebhook(secret, () => this.identity());
+  }
+
+  /** The bot's id (from its token) and @username (getMe, asked once; retried after a failure). */
+  async identity(): Promise<TelegramBotIdentity> {
+    this.username ??= this.api.call("getMe", {}, UserSchema, AbortSignal.timeout(5_000)).then(
+      (me) => me.username,
+      () => {
+        this.username = undefined;
+        return undefined;
+      },
+    );
+    const username = await this.username;
+    return { id: this.botId, ...(username === undefined ? {} : { username }) };
+  }
+
+  /** sendChatAction "typing": shown for 5 s or until the bot's next message. */
+  async typing(chat: string, threadId: string | undefined, signal: AbortSignal): Promise<void> {
+    await this.api.call("sendChatAction", { ...this.target(chat, threadId), action: "typing" }, z.boolean(), signal);
+  }
 
   validateRecipient(to: string): string {
     const chat = to.trim();
@@ -161,5 +199,5 @@ function mediaError(err: unknown, url: string): unknown {
 
 export const telegramPlugin = definePlugin({
   kind: "telegram",
-  create: ({ settings, http }) => new TelegramAdapter(TelegramApi.create(settings, http)),
+  create: ({ settings, http }) => new TelegramAdapter(TelegramApi.create(settings, http), settings),
 });
