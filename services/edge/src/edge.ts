@@ -17,6 +17,7 @@ import { EventHub } from "./events/event-hub.js";
 import { RunEventRouter } from "./events/run-event-router.js";
 import { registerApiSend } from "./http/api-send.js";
 import { registerOriginCheck } from "./http/browser-origin.js";
+import { registerChannelIngress } from "./http/channel-ingress.js";
 import { registerChatCompletions } from "./http/chat-completions.js";
 import { httpErrorResponse, sendHttpError } from "./http/errors.js";
 import { registerDepthLimitedJson } from "./http/json-body.js";
@@ -24,6 +25,7 @@ import { registerRoutes } from "./http/routes.js";
 import { registerToolsInvoke } from "./http/tools-invoke.js";
 import { agentRunMethods } from "./methods/agent-runs.js";
 import { agentMethods } from "./methods/agents.js";
+import { channelPairingMethods } from "./methods/channel-pairing.js";
 import { deliveryMethods } from "./methods/delivery.js";
 import { MethodRegistry } from "./methods/registry.js";
 import { sessionMethods } from "./methods/sessions.js";
@@ -115,6 +117,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     ...agentRunMethods(runs),
     ...sessionMethods(busDeps),
     ...deliveryMethods({ ...busDeps, sendTimeoutMs }),
+    ...channelPairingMethods(busDeps),
   );
 
   const app = Fastify({
@@ -146,6 +149,13 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   registerChatCompletions(app, { ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
   registerToolsInvoke(app, httpDeps);
   registerApiSend(app, { ...httpDeps, sendTimeoutMs });
+  registerChannelIngress(app, {
+    ...busDeps,
+    limiter,
+    trustedProxies,
+    maxBodyBytes: config.delivery.inbound.maxBodyBytes,
+    timeoutMs: config.delivery.inbound.timeoutMs,
+  });
 
   // Our own `connections` set tracks the sockets, so ws keeps no second set (and no extra
   // close listener per socket).

@@ -11,6 +11,7 @@ import { RunClient } from "../runs/run-client.js";
 import { RunEventRouter } from "../events/run-event-router.js";
 import { agentRunMethods } from "../methods/agent-runs.js";
 import { agentMethods } from "../methods/agents.js";
+import { channelPairingMethods } from "../methods/channel-pairing.js";
 import { deliveryMethods } from "../methods/delivery.js";
 import { sessionMethods } from "../methods/sessions.js";
 import { buildAsyncApi } from "./asyncapi.js";
@@ -46,6 +47,7 @@ function registeredMethods() {
     ...agentRunMethods(runs),
     ...sessionMethods(busDeps),
     ...deliveryMethods({ ...busDeps, sendTimeoutMs: 1_000 }),
+    ...channelPairingMethods(busDeps),
   ];
   router.close();
   hub.close();
@@ -66,7 +68,16 @@ describe("API documents", () => {
   it("docs/openapi.json is a valid OpenAPI 3.1 document", async () => {
     const doc = checkedIn("openapi.json");
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
-    expect(Object.keys(doc.paths as object).sort()).toEqual(["/api/send", "/api/tools/invoke", "/health", "/v1/chat/completions", "/v1/models"]);
+    expect(Object.keys(doc.paths as object).sort()).toEqual([
+      "/api/channels/{channelId}/webhook",
+      "/api/channels/{channelId}/{accountId}/webhook",
+      "/api/chatapp/events",
+      "/api/send",
+      "/api/tools/invoke",
+      "/health",
+      "/v1/chat/completions",
+      "/v1/models",
+    ]);
   });
 
   it("docs/asyncapi.json is a valid AsyncAPI 3 document with no errors or warnings", async () => {
