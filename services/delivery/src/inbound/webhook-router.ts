@@ -40,16 +40,21 @@ export class WebhookRouter {
     const candidates = this.candidates(req);
     if (!Array.isArray(candidates)) return toWire(candidates);
     let last: { account: ChannelAccount; result: InboundResult } | undefined;
+    const refusedBy: ChannelAccount[] = [];
     for (const account of candidates) {
       const result = await this.verify(account, raw);
       last = { account, result };
       // Slack's shared route: a signature this account cannot verify may be another account's.
       if (result.reply.status !== 401) break;
+      refusedBy.push(account);
     }
     if (last === undefined) return toWire(jsonReply(404, { ok: false, error: "no account takes these webhooks" }));
     const { account, result } = last;
     if (result.reply.status >= 400) {
-      this.deps.status.inboundFailure(account.channelId, account.accountId, `webhook refused (${result.reply.status}): ${(result.reply.body ?? "").slice(0, 200)}`);
+      // A request no candidate could verify is every candidate's concern (a wrong secret somewhere).
+      const blamed = result.reply.status === 401 ? refusedBy : [account];
+      const why = `webhook refused (${result.reply.status}): ${(result.reply.body ?? "").slice(0, 200)}`;
+      for (const each of blamed) this.deps.status.inboundFailure(each.channelId, each.accountId, why);
       return toWire(result.reply);
     }
     if (result.messages.length > 0) {
