@@ -3,9 +3,11 @@ import type { FastStore } from "@gw/store";
 /**
  * Events whose turn is over (answered, or refused by the sender policy), remembered in the
  * FastStore for the idempotency window: a platform's late retry of such an event is not stored
- * again. Redis in distributed mode, so it outlives a delivery restart; memory in embedded mode,
- * where a restart of the whole gateway forgets it (the answer's idempotency key, kept in the same
- * store, then no longer guards either: docs/decisions.md, Inbound).
+ * again. Also each turn's answer between the end of its run and the end of its turn, so a turn
+ * taken up again after a crash sends it without running the agent again. Redis in distributed
+ * mode, so both outlive a delivery restart, as the run registry and the answer's idempotency key
+ * beside them do; memory in embedded mode, where a restart of the whole gateway forgets them
+ * (docs/decisions.md, Inbound).
  */
 export class AnsweredEvents {
   constructor(
@@ -15,6 +17,15 @@ export class AnsweredEvents {
 
   private key(eventKey: string): string {
     return `delivery:inbound:done:${eventKey}`;
+  }
+
+  /** The agent's answer to the event, kept until its turn is over. */
+  async keepAnswer(eventKey: string, text: string): Promise<void> {
+    await this.store.values.set(`delivery:inbound:answer:${eventKey}`, text, { ttlMs: this.windowMs });
+  }
+
+  async answerOf(eventKey: string): Promise<string | undefined> {
+    return (await this.store.values.get(`delivery:inbound:answer:${eventKey}`)) ?? undefined;
   }
 
   /** The event keys among `eventKeys` whose turn is over. */
@@ -28,7 +39,11 @@ export class AnsweredEvents {
     return (await this.store.values.get(this.key(eventKey))) !== null;
   }
 
+  /** The turn is over: remembered as answered, its kept answer let go, in one round trip. */
   async mark(eventKey: string): Promise<void> {
-    await this.store.values.set(this.key(eventKey), "1", { ttlMs: this.windowMs });
+    await this.store.values.writeAll([
+      { key: this.key(eventKey), value: "1", ttlMs: this.windowMs },
+      { key: `delivery:inbound:answer:${eventKey}`, value: null },
+    ]);
   }
 }

@@ -140,7 +140,7 @@ export class InboundProcessor {
     }
     this.failures.delete(read.key);
     await this.deps.answered.mark(eventKey);
-    await this.deps.store.remove(read.key, item.message.eventId);
+    await this.deps.store.remove(read.key, item.message.eventId, read);
     return true;
   }
 

@@ -81,7 +81,7 @@ export async function startInbound(deps: InboundDeps): Promise<Inbound> {
     starterId: `delivery-${deps.replicaId}`,
     defaultTimeoutSeconds: deps.config.runner.defaultTimeoutSeconds,
   });
-  const turn = new InboundTurn({ ...deps, store, pairing, turns });
+  const turn = new InboundTurn({ ...deps, answered, pairing, turns });
   const processor = new InboundProcessor(
     { store, answered, turn, fastStore: deps.fastStore, status: deps.status, logger: deps.logger },
     {

@@ -9,11 +9,13 @@ import { InboundStore } from "./inbound-store.js";
 const origin = { channelId: "tg", accountId: "default" };
 const SESSION = "tg:42";
 
+let dir: string;
 let durable: DurableStore;
 let kv: DurableKv;
 
 beforeEach(async () => {
-  durable = await createFileDurableStore(mkdtempSync(join(tmpdir(), "inbound-store-")));
+  dir = mkdtempSync(join(tmpdir(), "inbound-store-"));
+  durable = await createFileDurableStore(dir);
   kv = await durable.kv("delivery_inbound");
 });
 afterEach(() => durable.close());
@@ -70,14 +72,26 @@ describe("InboundStore", () => {
     expect(await eventIds(store, key)).toEqual(["3"]);
   });
 
-  it("changes one message in place and survives a reopen of the store", async () => {
+  it("removes with the revision the caller read, and falls back to reading when it changed", async () => {
     const store = new InboundStore(kv, { maxPerSession: 10 });
     const { key } = await store.append(origin, SESSION, [inboundMessage("1"), inboundMessage("2")], new Set());
-    expect(await store.change(key, "2", (item) => ({ ...item, answer: "the answer" }))).toBe(true);
-    expect(await store.change(key, "9", (item) => item)).toBe(false);
+    const seen = (await store.read(key))!;
+    await store.remove(key, "1", seen);
+    expect(await eventIds(store, key)).toEqual(["2"]);
+    // `seen` is stale now: "2" is removed after a fresh read, and "3", appended since, stays.
+    await store.append(origin, SESSION, [inboundMessage("3")], new Set());
+    await store.remove(key, "2", seen);
+    expect(await eventIds(store, key)).toEqual(["3"]);
+  });
+
+  it("survives a reopen of the store", async () => {
+    const store = new InboundStore(kv, { maxPerSession: 10 });
+    const { key } = await store.append(origin, SESSION, [inboundMessage("1"), inboundMessage("2")], new Set());
+    await durable.close();
+    durable = await createFileDurableStore(dir);
     const reopened = new InboundStore(await durable.kv("delivery_inbound"), { maxPerSession: 10 });
     const read = await reopened.read(key);
     expect(read?.queue).toMatchObject({ channelId: "tg", accountId: "default", sessionKey: SESSION });
-    expect(read?.queue.items.map((i) => i.answer)).toEqual([undefined, "the answer"]);
+    expect(read?.queue.items.map((i) => i.message.eventId)).toEqual(["1", "2"]);
   });
 });

@@ -22,10 +22,6 @@ const MessageSchema = z.object({
 const QueuedSchema = z.object({
   message: MessageSchema,
   receivedAt: z.number(),
-  /** The agent's answer once its run ended: a replay sends it without running the agent again. */
-  answer: z.string().optional(),
-  /** Turns that failed for a reason another try may fix (no runner, the store away). */
-  attempts: z.number().default(0),
 });
 
 const SessionQueueSchema = z.object({
@@ -49,6 +45,8 @@ export interface QueueRead {
 const MAX_ROUNDS = 50;
 
 const encode = (queue: SessionQueue) => Buffer.from(JSON.stringify(queue), "utf8");
+/** A writer that lost a compare-and-set waits a moment, so writers in lockstep fall out of it. */
+const jitter = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
 
 /**
  * The durable inbound store: one record per session holding its messages in arrival order,
@@ -77,15 +75,18 @@ export class InboundStore {
    */
   async append(origin: InboundOrigin, sessionKey: string, messages: readonly InboundMessage[], skip: ReadonlySet<string>): Promise<{ key: string; added: number }> {
     const key = InboundStore.queueKey(origin, sessionKey);
+    // Most sessions have nothing waiting (their record is gone): try to create it before reading.
+    let read: QueueRead | null = null;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const read = await this.read(key);
+      if (round > 1) await jitter();
+      if (round > 0) read = await this.read(key);
       const queue: SessionQueue = read?.queue ?? { channelId: origin.channelId, accountId: origin.accountId, sessionKey, items: [] };
       const held = new Set(queue.items.map((item) => item.message.eventId));
       const fresh: QueuedMessage[] = [];
       for (const message of messages) {
         if (held.has(message.eventId) || skip.has(message.eventId)) continue;
         held.add(message.eventId);
-        fresh.push({ message: { ...message }, receivedAt: Date.now(), attempts: 0 });
+        fresh.push({ message: { ...message }, receivedAt: Date.now() });
       }
       if (fresh.length === 0) return { key, added: 0 };
       if (queue.items.length + fresh.length > this.opts.maxPerSession) {
@@ -103,23 +104,20 @@ export class InboundStore {
     return { key, queue: decodeJson(entry.value, SessionQueueSchema, "inbound queue record"), revision: entry.revision };
   }
 
-  /** Changes one message (kept in place); false when it is no longer queued. */
-  async change(key: string, eventId: string, change: (item: QueuedMessage) => QueuedMessage): Promise<boolean> {
-    return this.modify(key, (queue) => {
-      const index = queue.items.findIndex((item) => item.message.eventId === eventId);
-      if (index < 0) return undefined;
-      const items = [...queue.items];
-      items[index] = change(items[index]!);
-      return { ...queue, items };
-    });
-  }
-
-  /** Takes one message off its session's queue (the record goes when it was the last). */
-  async remove(key: string, eventId: string): Promise<void> {
-    await this.modify(key, (queue) => {
+  /**
+   * Takes one message off its session's queue (the record goes when it was the last). `seen`, the
+   * record as the caller read it, saves a read when nothing was appended since.
+   */
+  async remove(key: string, eventId: string, seen?: QueueRead): Promise<void> {
+    const without = (queue: SessionQueue) => {
       const items = queue.items.filter((item) => item.message.eventId !== eventId);
       return items.length === queue.items.length ? undefined : { ...queue, items };
-    });
+    };
+    if (seen !== undefined) {
+      const next = without(seen.queue);
+      if (next === undefined || (await this.write(key, next, seen.revision))) return;
+    }
+    await this.modify(key, without);
   }
 
   /** Every session with messages waiting (and, briefly, ones just emptied). */
@@ -127,18 +125,19 @@ export class InboundStore {
     return this.kv.keys();
   }
 
-  private async modify(key: string, change: (queue: SessionQueue) => SessionQueue | undefined): Promise<boolean> {
+  private async modify(key: string, change: (queue: SessionQueue) => SessionQueue | undefined): Promise<void> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
+      if (round > 0) await jitter();
       const read = await this.read(key);
-      if (read === null) return false;
+      if (read === null) return;
       const next = change(read.queue);
-      if (next === undefined) return false;
-      if (await this.write(key, next, read.revision)) return true;
+      if (next === undefined) return;
+      if (await this.write(key, next, read.revision)) return;
     }
     throw new GatewayError("UNAVAILABLE", `too many concurrent writers on inbound queue ${key}`);
   }
 
-  /** One compare-and-set write; false when another writer got there first. */
+  /** One compare-and-set write (a create without a revision); false when another writer got there first. */
   private async write(key: string, queue: SessionQueue, revision: number | undefined): Promise<boolean> {
     try {
       if (revision === undefined) await this.kv.create(key, encode(queue));
@@ -146,10 +145,7 @@ export class InboundStore {
       else await this.kv.update(key, encode(queue), revision);
       return true;
     } catch (err) {
-      if (isGatewayError(err) && err.code === "CONFLICT") {
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
-        return false;
-      }
+      if (isGatewayError(err) && err.code === "CONFLICT") return false;
       throw err;
     }
   }

@@ -5,14 +5,15 @@ import type { Dispatcher } from "../dispatcher.js";
 import { isTransient, type Outbox } from "../outbox.js";
 import type { StatusBook } from "../status-book.js";
 import type { AgentTurns } from "./agent-turns.js";
+import type { AnsweredEvents } from "./answered-events.js";
 import { eventKeyOf, turnText } from "./conversation.js";
-import type { InboundStore, QueueRead, QueuedMessage } from "./inbound-store.js";
+import type { QueueRead, QueuedMessage } from "./inbound-store.js";
 import type { PairingBook, PairingEntry } from "./pairing-book.js";
 import { allowListed, judgeSender, needsApprovalLookup } from "./sender-policy.js";
 import { startTyping } from "./typing.js";
 
 export interface InboundTurnDeps {
-  store: InboundStore;
+  answered: AnsweredEvents;
   pairing: PairingBook;
   turns: AgentTurns;
   directory: ChannelDirectory;
@@ -49,7 +50,7 @@ export class InboundTurn {
       this.deps.logger.warn({ eventKey }, "an inbound message for an account no longer configured is dropped");
       return;
     }
-    let answer = item.answer;
+    let answer = await this.deps.answered.answerOf(eventKey);
     if (answer === undefined) {
       const policy = account.inbound;
       const known = needsApprovalLookup(msg, policy) ? await this.deps.pairing.isApproved(origin, msg.sender) : allowListed(policy, msg.sender);
@@ -67,8 +68,7 @@ export class InboundTurn {
       try {
         answer = await this.run(account, read, msg, eventKey);
         if (answer === undefined) return;
-        const text = answer;
-        await this.deps.store.change(read.key, msg.eventId, (queued) => ({ ...queued, answer: text }));
+        await this.deps.answered.keepAnswer(eventKey, answer);
         await this.answer(account, eventKey, msg.chat, msg.threadId, answer);
       } finally {
         stopTyping();

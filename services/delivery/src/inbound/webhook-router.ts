@@ -57,6 +57,7 @@ export class WebhookRouter {
       for (const each of blamed) this.deps.status.inboundFailure(each.channelId, each.accountId, why);
       return toWire(result.reply);
     }
+    this.deps.status.inbound(account.channelId, account.accountId);
     if (result.messages.length > 0) {
       try {
         await this.deps.sink.accept({ channelId: account.channelId, accountId: account.accountId }, result.messages);
@@ -65,8 +66,6 @@ export class WebhookRouter {
         this.deps.status.inboundFailure(account.channelId, account.accountId, `cannot store inbound messages: ${errorText(err)}`);
         return toWire(jsonReply(503, { ok: false, error: "the message could not be stored; send it again" }));
       }
-    } else {
-      this.deps.status.inbound(account.channelId, account.accountId);
     }
     return toWire(result.reply);
   }
