@@ -4,6 +4,7 @@
  * per message, each with its own tempGuid derived from the part's idempotency key: BlueBubbles
  * refuses a tempGuid that is still being sent, so a retry cannot overtake the first try.
  * Attachments are downloaded here (SSRF-guarded, at most `delivery.media.maxBytes`) and uploaded.
+ * Inbound: the server's webhooks, with its password in the URL (inbound.ts).
  */
 import { createHash } from "node:crypto";
 import {

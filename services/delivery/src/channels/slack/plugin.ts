@@ -4,6 +4,7 @@
  * with that user, which Slack opens by itself; where Slack answers `channel_not_found` to that
  * instead (older app types), the DM is opened with conversations.open (scope im:write) and the
  * post made there. Slack's Web API has no polls, and no client dedupe id; status is auth.test.
+ * Inbound: the Events API, verified with `signingSecret` (inbound.ts); bots have no typing indicator.
  */
 import {
   type ChannelAdapter,

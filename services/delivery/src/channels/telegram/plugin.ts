@@ -3,6 +3,7 @@
  * needs (media.ts), several media as albums (sendMediaGroup), polls with sendPoll, the
  * thread as a forum topic (`message_thread_id`), status with getMe. Telegram has no client
  * dedupe id, so `idempotencyKey` is not sent (delivery's idempotency window covers repeats).
+ * Inbound: webhooks checked with `webhookSecret` (inbound.ts), and "typing…" with sendChatAction.
  */
 import {
   type ChannelAdapter,

@@ -1,6 +1,7 @@
 /**
  * WhatsApp (Cloud API): text and media by link to a phone number; a threadId makes the message a
  * reply quoting that message (`context.message_id`). The Cloud API has no polls and no albums.
+ * Inbound: the webhook's verification handshake and signed notifications (inbound.ts).
  */
 import {
   type ChannelAdapter,
