@@ -91,6 +91,17 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
   );
   const reporter = new ChannelStatusReporter({ directory, status, probeCacheMs: settings.probeCacheMs });
 
+  // Before anything is served: it checks the channels' agents and may refuse to start.
+  const inbound = await startInbound({
+    ...deps,
+    directory,
+    dispatcher,
+    outbox,
+    status,
+    replicaId,
+    leaseMs: INBOUND_LEASE_MS,
+    ...(deps.inboundScanEveryMs === undefined ? {} : { scanEveryMs: deps.inboundScanEveryMs }),
+  });
   const served: Unsubscribe[] = [
     serveRpc(deps.bus, deps.subjects, RPC.deliverySend, (req) => dispatcher.send(req)),
     serveRpc(deps.bus, deps.subjects, RPC.deliveryPoll, (req) => dispatcher.poll(req)),
@@ -104,16 +115,6 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
     }),
   ];
   outbox.start();
-  const inbound = await startInbound({
-    ...deps,
-    directory,
-    dispatcher,
-    outbox,
-    status,
-    replicaId,
-    leaseMs: INBOUND_LEASE_MS,
-    ...(deps.inboundScanEveryMs === undefined ? {} : { scanEveryMs: deps.inboundScanEveryMs }),
-  });
   deps.logger.info(
     { channels: directory.list().map((c) => `${c.id}(${c.kind}: ${c.accounts.map((a) => a.accountId).join(",")})`) },
     "delivery serving",

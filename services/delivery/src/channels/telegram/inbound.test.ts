@@ -55,6 +55,11 @@ describe("telegram webhooks", () => {
     expect((await endpoint.handle(rawRequest({ ...signed, body: '{"message":{}}' }))).reply.status).toBe(400);
   });
 
+  it("refuses a webhook mode without a secret at start, naming the key", () => {
+    const parsed = TelegramSettingsSchema.safeParse({ botToken: bot!.token, inbound: "webhook" });
+    expect(parsed.error?.issues).toEqual([expect.objectContaining({ path: ["webhookSecret"], message: expect.stringMatching(/needs a webhookSecret/) })]);
+  });
+
   it("takes webhooks only in webhook mode", () => {
     expect(adapter({}).inbound).toBeUndefined();
     expect(adapter({ webhookSecret: SECRET, inbound: "polling" }).inbound).toBeUndefined();
