@@ -62,7 +62,7 @@ beforeEach(async () => {
   fastStore = createMemoryFastStore();
 });
 afterEach(async () => {
-  for (const p of processors.splice(0)) await p.stop();
+  for (const p of processors.splice(0)) await p.stop(500);
   await durable.close();
   await fastStore.close();
 });
@@ -154,5 +154,16 @@ describe("InboundProcessor", () => {
     await until(() => turn.taken.length === 1);
     await until(async () => (await r.store.keys()).length === 0);
     expect(turn.order("tg:42")).toEqual(["2"]);
+  });
+
+  it("stops within its grace while a turn still waits for its run, leaving the message stored", async () => {
+    const turn = new RecordingTurn(60_000);
+    const r = await replica("a", turn);
+    const key = await post(r, "tg:42", "1", "slow");
+    await sleep(50);
+    const started = Date.now();
+    await r.processor.stop(200);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await r.store.keys()).toEqual([key]);
   });
 });

@@ -59,10 +59,20 @@ export class InboundProcessor {
     void this.scan();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Takes no further message. A turn still waiting for its run gets `graceMs` to end, not the
+   * run's whole timeout: one left behind lets its lease lapse, and whichever replica resumes the
+   * session follows the same run (its id is the event's) and sends the answer once.
+   */
+  async stop(graceMs = 3_000): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await Promise.allSettled([...this.local.values()]);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.allSettled([...this.local.values()]), grace]);
+    clearTimeout(timer);
   }
 
   /** Starts working the session's queue here unless it is already being worked (here or elsewhere). */
