@@ -101,6 +101,7 @@ export function toInboundMessage(update: TelegramUpdate, bot: TelegramBotIdentit
 export class TelegramWebhook implements InboundEndpoint {
   constructor(
     private readonly secret: string,
+    private readonly botId: number,
     /** The bot's identity; its username is fetched once (getMe) for mention detection. */
     private readonly identity: () => Promise<TelegramBotIdentity>,
   ) {}
@@ -113,7 +114,9 @@ export class TelegramWebhook implements InboundEndpoint {
     }
     const update = UpdateSchema.safeParse(jsonBody(req));
     if (!update.success) return refused(400, "the body is not a Telegram Update");
-    const message = toInboundMessage(update.data, await this.identity());
+    // Only a group message needs the bot's @username (mentions); a private chat needs no getMe.
+    const inGroup = update.data.message !== undefined && update.data.message.chat.type !== "private";
+    const message = toInboundMessage(update.data, inGroup ? await this.identity() : { id: this.botId });
     return accepted(message === undefined ? [] : [message]);
   }
 }

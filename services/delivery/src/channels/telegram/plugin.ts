@@ -62,7 +62,7 @@ export class TelegramAdapter implements ChannelAdapter {
   ) {
     this.botId = Number(settings.botToken.split(":")[0]);
     const secret = webhookSecretOf(settings);
-    if (secret !== undefined) this.inbound = new TelegramWebhook(secret, () => this.identity());
+    if (secret !== undefined) this.inbound = new TelegramWebhook(secret, this.botId, () => this.identity());
   }
 
   /** The bot's id (from its token) and @username (getMe, asked once; retried after a failure). */
