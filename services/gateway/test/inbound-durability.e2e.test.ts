@@ -65,3 +65,35 @@ describe("inbound messages across a kill -9 of delivery (distributed)", () => {
     expect(runsPerMessage.filter((n) => n !== 1)).toEqual([]);
   }, 150_000);
 });
+
+describe("inbound messages on two delivery replicas (distributed)", () => {
+  let fakes: InboundFakes;
+  let gw: GatewayUnderTest;
+
+  beforeAll(async () => {
+    fakes = await startInboundFakes();
+    gw = await startGateway("distributed", {
+      ...inboundAgents(fakes),
+      deliveryReplicas: 2,
+      extraConfig: { channels: inboundChannels(fakes, await freePort()), delivery: { pacing: "off" } },
+    });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await fakes?.close();
+  });
+
+  // The bus's queue group hands each webhook to either replica at random (all 11 on one: 1 in 1,024).
+  it("answers one chat's messages once and in order while the webhooks land on either replica", async () => {
+    const chat = TG_PEOPLE[30]!;
+    const post = (text: string) =>
+      postWebhook(gw, "/api/channels/tg/webhook", telegramWebhookRequest(telegramUpdate({ chatId: chat, from: { id: chat }, text }), TG_SECRET));
+    expect((await post("first pause1000")).status).toBe(200);
+    for (let i = 1; i <= 10; i++) expect((await post(`then ${i}`)).status).toBe(200);
+    const deadline = Date.now() + 60_000;
+    const answers = () => fakes.telegram.delivered.filter((d) => d.chat === String(chat)).map((d) => d.text);
+    while (answers().length < 11 && Date.now() < deadline) await sleep(100);
+    await sleep(1_500);
+    expect(answers()).toEqual(["You said: first pause1000", ...Array.from({ length: 10 }, (_, i) => `You said: then ${i + 1}`)]);
+  }, 90_000);
+});
