@@ -10,10 +10,11 @@ import { concurrentRunsSuite } from "./suites/concurrent-runs.js";
 import { deliverySuite } from "./suites/delivery.js";
 import { fanOutSuite } from "./suites/fan-out.js";
 import { idleConnectionsSuite } from "./suites/idle-connections.js";
+import { inboundSuite } from "./suites/inbound.js";
 import { wsRpcSuite } from "./suites/ws-rpc.js";
 
 // Idle connections last: it leaves the most sockets in TIME_WAIT behind.
-const SUITES: Suite[] = [wsRpcSuite, chatCompletionsSuite, deliverySuite, fanOutSuite, concurrentRunsSuite, idleConnectionsSuite];
+const SUITES: Suite[] = [wsRpcSuite, chatCompletionsSuite, deliverySuite, inboundSuite, fanOutSuite, concurrentRunsSuite, idleConnectionsSuite];
 // A hung suite must not hold the machine: the whole run stops by itself.
 const RUN_DEADLINE_MS = 9 * 60_000;
 

@@ -36,6 +36,8 @@ const common = {
   allowFrom: z.array(nonEmpty("an allowFrom entry")).default([]),
   /** The agent that answers inbound messages (default: agents.default). */
   agent: nonEmpty("agent").optional(),
+  /** In groups the agent answers only when the bot is mentioned (or replied to), unless false. */
+  groups: z.strictObject({ requireMention: z.boolean().default(true) }).optional(),
 };
 
 export const TelegramSettingsSchema = z.strictObject({
@@ -45,7 +47,11 @@ export const TelegramSettingsSchema = z.strictObject({
   inbound: z.enum(["webhook", "polling", "off"]).optional(),
   /** Checked against X-Telegram-Bot-Api-Secret-Token on inbound webhooks. */
   webhookSecret: nonEmpty("webhookSecret").optional(),
-  groups: z.strictObject({ requireMention: z.boolean().default(true) }).optional(),
+}).superRefine((settings, ctx) => {
+  // A webhook without the secret would take updates from anyone who finds the URL.
+  if (settings.inbound === "webhook" && settings.webhookSecret === undefined) {
+    ctx.addIssue({ code: "custom", path: ["webhookSecret"], message: 'inbound "webhook" needs a webhookSecret (the secret_token given to setWebhook)' });
+  }
 });
 
 export const SlackSettingsSchema = z.strictObject({

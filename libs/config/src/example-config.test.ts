@@ -18,6 +18,10 @@ const env = {
   BLUEBUBBLES_PASSWORD: "bb-004",
   TELEGRAM_ALERTS_TOKEN: "bot-005",
   TELEGRAM_SUPPORT_TOKEN: "bot-006",
+  TELEGRAM_WEBHOOK_SECRET: "tgs-007",
+  SLACK_SIGNING_SECRET: "sss-008",
+  WHATSAPP_APP_SECRET: "was-009",
+  WHATSAPP_VERIFY_TOKEN: "wav-010",
 };
 
 describe("config/gateway.example.json5", () => {
@@ -35,8 +39,12 @@ describe("config/gateway.example.json5", () => {
       "disc-002",
       "hook-456",
       "sk-789",
+      "sss-008",
+      "tgs-007",
       "tok-123",
       "wa-003",
+      "was-009",
+      "wav-010",
       "xoxb-001",
     ]);
   });

@@ -13,7 +13,20 @@ const MediaSchema = z
   })
   .prefault({});
 
-/** The delivery service: idempotency, retries, pacing, the durable outbox. */
+const InboundSchema = z
+  .strictObject({
+    // Largest platform webhook body the edge forwards to delivery; it travels in one bus
+    // message, so it stays under NATS's default 1 MiB payload.
+    maxBodyBytes: positiveInt.max(786_432).default(262_144),
+    // How long the edge waits for delivery to verify, store and answer a webhook; after it the
+    // platform gets a 503 and sends the event again.
+    timeoutMs: positiveInt.default(10_000),
+    // How long a pairing code sent to an unknown sender can be approved.
+    pairingTtlSeconds: positiveInt.default(3_600),
+  })
+  .prefault({});
+
+/** The delivery service: idempotency, retries, pacing, the durable outbox, inbound messages. */
 export const DeliverySectionSchema = z
   .strictObject({
     // A repeated idempotencyKey within this window answers the first result (SPEC §8).
@@ -35,5 +48,6 @@ export const DeliverySectionSchema = z
     // or a benchmark against a local fake.
     pacing: z.enum(["platform", "off"]).default("platform"),
     media: MediaSchema,
+    inbound: InboundSchema,
   })
   .prefault({});

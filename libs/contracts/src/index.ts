@@ -6,6 +6,10 @@ export { ErrorCode, RpcError, RpcReply } from "./gen/gateway/v1/common.pb.js";
 export {
   ChannelAccountStatus,
   ChannelStatus,
+  ChannelsPairingApproveRequest,
+  ChannelsPairingApproveResponse,
+  ChannelsPairingListRequest,
+  ChannelsPairingListResponse,
   ChannelsStatusRequest,
   ChannelsStatusResponse,
   DeliveryEnqueueRequest,
@@ -13,6 +17,9 @@ export {
   DeliveryPollRequest,
   DeliveryReceipt,
   DeliverySendRequest,
+  InboundReply,
+  InboundRequest,
+  PairingRequest,
 } from "./gen/gateway/v1/delivery.pb.js";
 export { DeviceCredentialChange, PairDelivery, PairResolution } from "./gen/gateway/v1/devices.pb.js";
 export { AuthBlocked, ClientEvent } from "./gen/gateway/v1/events.pb.js";

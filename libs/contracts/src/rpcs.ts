@@ -5,6 +5,10 @@ import {
   AgentsListResponse,
 } from "./gen/gateway/v1/agents.pb.js";
 import {
+  ChannelsPairingApproveRequest,
+  ChannelsPairingApproveResponse,
+  ChannelsPairingListRequest,
+  ChannelsPairingListResponse,
   ChannelsStatusRequest,
   ChannelsStatusResponse,
   DeliveryEnqueueRequest,
@@ -12,6 +16,8 @@ import {
   DeliveryPollRequest,
   DeliveryReceipt,
   DeliverySendRequest,
+  InboundReply,
+  InboundRequest,
 } from "./gen/gateway/v1/delivery.pb.js";
 import { HookAccepted, HookAgentRequest, HookMappingRequest, HookWakeRequest } from "./gen/gateway/v1/hooks.pb.js";
 import { ToolsInvokeRequest, ToolsInvokeResponse } from "./gen/gateway/v1/runs.pb.js";
@@ -151,6 +157,25 @@ export const RPC = {
     method: "mapping",
     request: HookMappingRequest,
     response: HookAccepted,
+  },
+  /** A platform's webhook request, forwarded raw by the edge; the reply goes back verbatim. */
+  inboundHandle: {
+    service: "delivery",
+    method: "inbound.handle",
+    request: InboundRequest,
+    response: InboundReply,
+  },
+  channelsPairingList: {
+    service: "delivery",
+    method: "channels.pairing.list",
+    request: ChannelsPairingListRequest,
+    response: ChannelsPairingListResponse,
+  },
+  channelsPairingApprove: {
+    service: "delivery",
+    method: "channels.pairing.approve",
+    request: ChannelsPairingApproveRequest,
+    response: ChannelsPairingApproveResponse,
   },
   /** Compaction's model summary; builtin models and failures answer errors, and compaction falls back. */
   agentSummarize: {

@@ -113,6 +113,20 @@ export function describeDurableKvContract(name: string, open: () => Promise<Dura
       expect(str((await kv.get("gone"))?.value)).toBe("back");
     });
 
+    it("delete() with a revision removes only that revision of the key", async () => {
+      const first = await kv.put("queue", text("one"));
+      const second = await kv.update("queue", text("two"), first);
+      await expectGatewayError(kv.delete("queue", first), "CONFLICT");
+      expect(str((await kv.get("queue"))?.value)).toBe("two");
+      await kv.delete("queue", second);
+      expect(await kv.get("queue")).toBeNull();
+      await expectGatewayError(kv.delete("queue", second), "CONFLICT");
+      await expectGatewayError(kv.delete("never-existed", 1), "CONFLICT");
+      const again = await kv.create("queue", text("three"));
+      await kv.delete("queue", again);
+      expect(await kv.keys()).toEqual([]);
+    });
+
     it("keeps awkward keys intact through put, get and keys()", async () => {
       for (const [i, key] of AWKWARD_KEYS.entries()) await kv.put(key, text(`value ${i}`));
       expect(await kv.keys()).toEqual([...AWKWARD_KEYS].sort());

@@ -17,7 +17,12 @@ export interface DurableKv {
   create(key: string, value: Uint8Array): Promise<number>;
   /** Writes only if the key is at `expectedRevision`, else throws GatewayError("CONFLICT"). */
   update(key: string, value: Uint8Array, expectedRevision: number): Promise<number>;
-  delete(key: string): Promise<void>;
+  /**
+   * Removes the key. With `expectedRevision`, only while the key is at that revision (else
+   * GatewayError("CONFLICT"), also when it is gone), so a reader that saw a value can remove
+   * exactly that value and never one written after it.
+   */
+  delete(key: string, expectedRevision?: number): Promise<void>;
   keys(): Promise<string[]>;
 }
 

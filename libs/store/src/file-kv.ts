@@ -80,8 +80,15 @@ export class FileKv implements DurableKv {
     });
   }
 
-  delete(key: string): Promise<void> {
+  delete(key: string, expectedRevision?: number): Promise<void> {
     return this.locked(key, async () => {
+      if (expectedRevision !== undefined) {
+        checkRevision(expectedRevision);
+        const current = await this.get(key);
+        if (current?.revision !== expectedRevision) {
+          throw conflict(`revision mismatch for ${key}: expected ${expectedRevision}, found ${current?.revision ?? "none"}`);
+        }
+      }
       // The deleted file may have held the highest revision; record it first so a reopened
       // store never hands that revision out again (a stale update() would then succeed).
       await writeFileAtomic(join(this.dir, SEQ_FILE), Buffer.from(String(this.revision)));

@@ -60,11 +60,13 @@ export class JetStreamKv implements DurableKv {
     }
   }
 
-  async delete(key: string): Promise<void> {
+  async delete(key: string, expectedRevision?: number): Promise<void> {
     const subjectKey = this.encode(key);
+    if (expectedRevision !== undefined) checkRevision(expectedRevision);
     try {
-      await this.kv.delete(subjectKey);
+      await this.kv.delete(subjectKey, expectedRevision === undefined ? {} : { previousSeq: expectedRevision });
     } catch (err) {
+      if (isSequenceConflict(err)) throw conflict(`revision mismatch for ${key}: expected ${expectedRevision}`, err);
       throw storeError(err, "delete");
     }
   }

@@ -85,3 +85,19 @@ export {
 } from "./fakes/fake-discord-gateway.js";
 export { promtoolCheck } from "./promtool.js";
 export { envForConfig } from "./example-env.js";
+export { type TelegramUpdateInput, telegramUpdate, telegramWebhookRequest } from "./fakes/telegram-updates.js";
+export {
+  type SlackMessageInput,
+  type SlackSigningOptions,
+  signedSlackRequest,
+  slackMessageEvent,
+  slackUrlVerification,
+} from "./fakes/slack-events.js";
+export {
+  signedWhatsAppRequest,
+  type WhatsAppMessageInput,
+  whatsappMessageNotification,
+  whatsappStatusNotification,
+  whatsappVerificationQuery,
+} from "./fakes/whatsapp-webhooks.js";
+export { type BlueBubblesMessageInput, blueBubblesNewMessage, blueBubblesTypingEvent } from "./fakes/bluebubbles-webhooks.js";

@@ -3,6 +3,7 @@ import { type ChannelsConfig, channelEntries, ConfigError } from "@gw/config";
 import { GatewayError } from "@gw/contracts";
 import { DEFAULT_MEDIA_LIMITS, type HttpClientFactory, type MediaLimits, type PluginTable } from "./channels/registry.js";
 import { HttpClients } from "./http-clients.js";
+import { type InboundPolicy, inboundPolicyOf } from "./inbound/sender-policy.js";
 
 /** One account of one configured channel, with its adapter. */
 export interface ChannelAccount {
@@ -10,6 +11,8 @@ export interface ChannelAccount {
   kind: string;
   accountId: string;
   adapter: ChannelAdapter;
+  /** Who may talk to the agent through this account, and which agent answers. */
+  inbound: InboundPolicy;
 }
 
 export interface ChannelEntry {
@@ -52,6 +55,7 @@ export class ChannelDirectory {
           kind: channel.kind,
           accountId,
           adapter: plugin.create({ channelId: id, accountId, settings, http, media }),
+          inbound: inboundPolicyOf(settings),
         }),
       );
       channels.set(id, { id, kind: channel.kind, accounts });
@@ -61,6 +65,18 @@ export class ChannelDirectory {
 
   list(): ChannelEntry[] {
     return [...this.channels.values()];
+  }
+
+  /** One configured channel, or undefined. */
+  channel(id: string): ChannelEntry | undefined {
+    return this.channels.get(id);
+  }
+
+  /** One account of one channel ("" or absent: the channel's default account), or undefined. */
+  account(channelId: string, accountId = ""): ChannelAccount | undefined {
+    const entry = this.channels.get(channelId);
+    if (entry === undefined) return undefined;
+    return accountId === "" ? entry.accounts[0] : entry.accounts.find((a) => a.accountId === accountId);
   }
 
   /**

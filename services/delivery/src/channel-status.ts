@@ -55,6 +55,9 @@ export class ChannelStatusReporter {
       lastError: probe.reachable ? record.lastError : (probe.error ?? "unreachable"),
       lastErrorAt: probe.reachable ? record.lastErrorAt : at,
       rateLimitedUntil: record.rateLimitedUntil > Date.now() ? record.rateLimitedUntil : 0,
+      lastInboundAt: record.lastInboundAt,
+      lastInboundError: record.lastInboundError,
+      lastInboundErrorAt: record.lastInboundErrorAt,
     };
   }
 

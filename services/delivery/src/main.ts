@@ -1,5 +1,6 @@
 import { collectSecrets } from "@gw/config";
 import { runMain, startHost } from "@gw/host";
+import { JetStreamRunQueue, RunRegistry, registryOptionsFor } from "@gw/runs";
 import { createJetStreamDurableStore } from "@gw/store";
 import { CHANNEL_PLUGINS } from "./channels/index.js";
 import { HttpClients } from "./http-clients.js";
@@ -24,6 +25,10 @@ runMain("delivery", async () => {
     fastStore: host.fastStore,
     durable,
     plugins: CHANNEL_PLUGINS,
+    runs: {
+      queue: new JetStreamRunQueue(host.nc, { prefix: host.config.nats.subjectPrefix }),
+      registry: new RunRegistry(host.fastStore, registryOptionsFor(host.config.runner)),
+    },
     http: http.factory,
     logger: host.logger,
     metrics: host.metrics,

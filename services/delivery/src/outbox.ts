@@ -25,7 +25,7 @@ interface Job {
 }
 
 /** Failures that another try can fix: the platform was busy, down or slow. */
-function isTransient(err: unknown): boolean {
+export function isTransient(err: unknown): boolean {
   if (!isGatewayError(err)) return true;
   const transient: ErrorCodeName[] = ["UNAVAILABLE", "TIMEOUT", "RATE_LIMITED", "INTERNAL"];
   if (transient.includes(err.code)) return true;

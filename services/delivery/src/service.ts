@@ -3,12 +3,15 @@ import { type Bus, serveRpc, type Subjects, type Unsubscribe } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import { GatewayError, RPC } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
+import type { RunQueue, RunRegistry } from "@gw/runs";
 import { type DurableStore, type FastStore, RunOnce } from "@gw/store";
 import { ChannelDirectory } from "./channel-directory.js";
 import { ChannelStatusReporter } from "./channel-status.js";
 import type { HttpClientFactory, PluginTable } from "./channels/registry.js";
 import { Dispatcher } from "./dispatcher.js";
 import { withMediaPolicy } from "./http-clients.js";
+import { type Inbound, startInbound } from "./inbound/inbound-service.js";
+import { startReceivers } from "./inbound/receivers.js";
 import { Outbox } from "./outbox.js";
 import { Pacer } from "./pacer.js";
 import { StatusBook } from "./status-book.js";
@@ -20,6 +23,8 @@ export interface DeliveryServiceDeps {
   fastStore: FastStore;
   durable: DurableStore;
   plugins: PluginTable;
+  /** Run dispatch and the run registry, for the agent's turns on inbound messages. */
+  runs: { queue: RunQueue; registry: RunRegistry };
   /** Makes each account's HTTP client; the caller closes them after stop(). */
   http: HttpClientFactory;
   logger: Logger;
@@ -27,11 +32,15 @@ export interface DeliveryServiceDeps {
   replicaId?: string;
   /** Sends and polls by channel and outcome; none without. */
   metrics?: Metrics;
+  /** How often the inbound processor looks for sessions nobody works on (default 5 s). */
+  inboundScanEveryMs?: number;
 }
 
 export interface DeliveryService {
   directory: ChannelDirectory;
   outbox: Outbox;
+  /** Inbound messages: the sink receivers hand their batches to, and the processor. */
+  inbound: Inbound;
   stop(): Promise<void>;
 }
 
@@ -41,6 +50,12 @@ export interface DeliveryService {
  * within this much.
  */
 const CLAIM_TTL_MS = 15_000;
+
+/**
+ * The lease of one session's inbound queue: after a crash another replica (or the restarted
+ * one) resumes the session within this much plus one scan.
+ */
+const INBOUND_LEASE_MS = 10_000;
 
 /**
  * The delivery service (DESIGN §9): `send`, `poll`, `channels.status` and the durable outbox of
@@ -87,12 +102,24 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
     pacing: settings.pacing,
     ...(deps.metrics ? { onOutcome: deliveryOutcomes(deps.metrics) } : {}),
   });
+  const replicaId = deps.replicaId ?? randomUUID();
   const outbox = new Outbox(
     { kv: await deps.durable.kv("delivery_outbox"), store: deps.fastStore, dispatcher, logger: deps.logger },
-    { replicaId: deps.replicaId ?? randomUUID(), retryForMs: settings.outboxRetryForSeconds * 1000, leaseMs: claimTtlMs },
+    { replicaId, retryForMs: settings.outboxRetryForSeconds * 1000, leaseMs: claimTtlMs },
   );
   const reporter = new ChannelStatusReporter({ directory, status, probeCacheMs: settings.probeCacheMs });
 
+  // Before anything is served: it checks the channels' agents and may refuse to start.
+  const inbound = await startInbound({
+    ...deps,
+    directory,
+    dispatcher,
+    outbox,
+    status,
+    replicaId,
+    leaseMs: INBOUND_LEASE_MS,
+    ...(deps.inboundScanEveryMs === undefined ? {} : { scanEveryMs: deps.inboundScanEveryMs }),
+  });
   const served: Unsubscribe[] = [
     serveRpc(deps.bus, deps.subjects, RPC.deliverySend, (req) => dispatcher.send(req)),
     serveRpc(deps.bus, deps.subjects, RPC.deliveryPoll, (req) => dispatcher.poll(req)),
@@ -106,6 +133,15 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
     }),
   ];
   outbox.start();
+  // Polling and gateway platforms: one reader per account across replicas, into the same sink.
+  const receivers = await startReceivers({
+    directory,
+    sink: inbound.sink,
+    fastStore: deps.fastStore,
+    durable: deps.durable,
+    logger: deps.logger,
+    replicaId,
+  });
   deps.logger.info(
     { channels: directory.list().map((c) => `${c.id}(${c.kind}: ${c.accounts.map((a) => a.accountId).join(",")})`) },
     "delivery serving",
@@ -113,8 +149,11 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
   return {
     directory,
     outbox,
+    inbound,
     stop: async () => {
       for (const unsubscribe of served) unsubscribe();
+      await receivers.stop();
+      await inbound.stop();
       await outbox.stop();
       await status.settled();
     },

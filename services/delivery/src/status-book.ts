@@ -5,9 +5,22 @@ export interface AccountRecord {
   lastError: string;
   lastErrorAt: number;
   rateLimitedUntil: number;
+  /** The last inbound request or batch the account took. */
+  lastInboundAt: number;
+  /** The last inbound failure: a refused signature, a malformed payload, a turn that failed. */
+  lastInboundError: string;
+  lastInboundErrorAt: number;
 }
 
-const EMPTY: AccountRecord = { lastSuccessAt: 0, lastError: "", lastErrorAt: 0, rateLimitedUntil: 0 };
+const EMPTY: AccountRecord = {
+  lastSuccessAt: 0,
+  lastError: "",
+  lastErrorAt: 0,
+  rateLimitedUntil: 0,
+  lastInboundAt: 0,
+  lastInboundError: "",
+  lastInboundErrorAt: 0,
+};
 /** Kept well past any probe cache: an account quiet for a week shows no stale "last error". */
 const RECORD_TTL_MS = 7 * 24 * 3_600_000;
 /** A replica writes an account's success at most this often (one store write per second, not per send). */
@@ -39,11 +52,25 @@ export class StatusBook {
   }
 
   success(channelId: string, accountId: string): void {
-    const key = this.key(channelId, accountId);
+    if (this.throttled(`out:${channelId}:${accountId}`)) return;
+    this.update(channelId, accountId, { lastSuccessAt: Date.now() });
+  }
+
+  /** The account took an inbound request or batch (written at most once a second per replica). */
+  inbound(channelId: string, accountId: string): void {
+    if (this.throttled(`in:${channelId}:${accountId}`)) return;
+    this.update(channelId, accountId, { lastInboundAt: Date.now() });
+  }
+
+  inboundFailure(channelId: string, accountId: string, message: string): void {
+    this.update(channelId, accountId, { lastInboundError: message.slice(0, 500), lastInboundErrorAt: Date.now() });
+  }
+
+  private throttled(key: string): boolean {
     const now = Date.now();
-    if (now - (this.successWrittenAt.get(key) ?? 0) < SUCCESS_WRITE_EVERY_MS) return;
+    if (now - (this.successWrittenAt.get(key) ?? 0) < SUCCESS_WRITE_EVERY_MS) return true;
     this.successWrittenAt.set(key, now);
-    this.update(channelId, accountId, { lastSuccessAt: now });
+    return false;
   }
 
   failure(channelId: string, accountId: string, message: string): void {

@@ -21,6 +21,7 @@ import { edgeMetrics } from "./edge-metrics.js";
 import { registerRequestTracing, requestIdFor } from "./http/access-log.js";
 import { registerApiSend } from "./http/api-send.js";
 import { registerOriginCheck } from "./http/browser-origin.js";
+import { registerChannelIngress } from "./http/channel-ingress.js";
 import { httpErrorResponse, sendHttpError } from "./http/errors.js";
 import { registerHooks } from "./http/hooks.js";
 import { registerDepthLimitedJson } from "./http/json-body.js";
@@ -29,6 +30,7 @@ import { registerRoutes } from "./http/routes.js";
 import { registerToolsInvoke } from "./http/tools-invoke.js";
 import { agentRunMethods } from "./methods/agent-runs.js";
 import { agentMethods } from "./methods/agents.js";
+import { channelPairingMethods } from "./methods/channel-pairing.js";
 import { deliveryMethods } from "./methods/delivery.js";
 import { deviceMethods } from "./methods/devices.js";
 import { pairingMethods } from "./methods/pairing.js";
@@ -164,6 +166,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     ...deliveryMethods({ ...busDeps, sendTimeoutMs }),
     ...pairingMethods(devices),
     ...deviceMethods(devices),
+    ...channelPairingMethods(busDeps),
   );
 
   const app = Fastify({
@@ -199,6 +202,13 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   registerToolsInvoke(app, httpDeps);
   registerApiSend(app, { ...httpDeps, sendTimeoutMs });
   registerHooks(app, { ...busDeps, hooks: config.hooks, limiter, trustedProxies });
+  registerChannelIngress(app, {
+    ...busDeps,
+    limiter,
+    trustedProxies,
+    maxBodyBytes: config.delivery.inbound.maxBodyBytes,
+    timeoutMs: config.delivery.inbound.timeoutMs,
+  });
 
   // Our own `connections` set tracks the sockets, so ws keeps no second set (and no extra
   // close listener per socket).

@@ -48,6 +48,7 @@ export async function startEmbedded(deps: {
     fastStore,
     durable,
     plugins: CHANNEL_PLUGINS,
+    runs: { queue: runQueue, registry: runRegistry },
     http: http.factory,
     logger,
     metrics: deps.metrics,

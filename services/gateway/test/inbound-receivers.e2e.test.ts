@@ -2,18 +2,9 @@
  * Polling and gateway receivers across two delivery replicas (distributed mode): exactly one
  * Telegram poller and one Discord Gateway connection exist, counted at the fakes; kill -9 of
  * the replica that holds them hands both to the other within a bound, and nothing handled
- * before the kill comes again.
- *
- * What reaches the sink: until delivery's durable inbound sink is wired into the service, the
- * delivery processes run a test composition whose sink appends each accepted message to a file
- * (fixtures/delivery-with-recording-sink.ts), and the test counts the lines. Once the real sink
- * runs in services/delivery/src/service.ts, set REAL_INBOUND_SINK to true: the processes then
- * run the real main, and the same scenario checks the answers the agent posts to each chat at
- * the fakes instead of the file.
+ * before the kill comes again: every message is answered once, in order, by the agent
+ * (builtin/echo answers with the message itself), counted at the fakes.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { connectNats } from "@gw/bus";
 import { createJetStreamDurableStore } from "@gw/store";
 import {
@@ -31,9 +22,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, startGateway } from "./fixtures/gateway.js";
 import { waitOutput } from "./fixtures/processes.js";
 
-/** Switch on once the real inbound sink is wired into the delivery service (see above). */
-const REAL_INBOUND_SINK = false;
-
 const [tgBot] = DEFAULT_TELEGRAM_BOTS;
 const [dcBot] = DEFAULT_DISCORD_BOTS;
 const [person] = DEFAULT_DISCORD_USERS;
@@ -41,13 +29,6 @@ const TG_CHAT = 4242;
 const DM_CHANNEL = "1400000000000000009";
 /** The receivers' default lease (10 s) plus one acquire round (at most 3 s) and a connect. */
 const TAKEOVER_BOUND_MS = 15_000;
-
-interface SinkLine {
-  channelId: string;
-  eventId: string;
-  text: string;
-  replica: string;
-}
 
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -64,19 +45,9 @@ describe("inbound receivers across two delivery replicas (distributed)", () => {
   let rest: FakeDiscord;
   let gateway: FakeDiscordGateway;
   let gw: GatewayUnderTest;
-  let dir: string;
-  let sinkLog: string;
 
-  const sinkLines = (): SinkLine[] =>
-    readFileSync(sinkLog, "utf8")
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as SinkLine);
-
-  /** What each channel's handled messages produced: sink lines, or the agent's answers at the fakes. */
+  /** The agent's answers posted to each chat at the fakes (builtin/echo answers with the message). */
   const handled = (channel: "tg" | "dc"): string[] => {
-    if (!REAL_INBOUND_SINK) return sinkLines().filter((l) => l.channelId === channel).map((l) => l.text);
-    // builtin/echo answers with the message itself, in the chat it came from.
     return channel === "tg"
       ? tg.delivered.filter((d) => d.chat === String(TG_CHAT)).map((d) => d.text ?? "")
       : rest.delivered.filter((d) => d.account === dcBot!.id).map((d) => d.text ?? "");
@@ -97,9 +68,6 @@ describe("inbound receivers across two delivery replicas (distributed)", () => {
   };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "gw-inbound-"));
-    sinkLog = join(dir, "sink.jsonl");
-    writeFileSync(sinkLog, "");
     tg = await startFakeTelegram();
     rest = await startFakeDiscord({ channels: [{ id: DM_CHANNEL, type: 1 }] });
     gateway = await startFakeDiscordGateway({ bots: DEFAULT_DISCORD_BOTS, heartbeatIntervalMs: 5_000 });
@@ -110,7 +78,6 @@ describe("inbound receivers across two delivery replicas (distributed)", () => {
     gw = await startGateway("distributed", {
       deliveryReplicas: 1,
       extraConfig: { channels },
-      ...(REAL_INBOUND_SINK ? {} : { deliveryEntry: "services/gateway/test/fixtures/delivery-with-recording-sink.ts", deliveryEnv: { E2E_INBOUND_LOG: sinkLog } }),
     });
     // The first replica takes both accounts before the second exists, so one kill moves both.
     await waitOutput(gw.delivery![0]!, holds("tg"));
@@ -121,7 +88,6 @@ describe("inbound receivers across two delivery replicas (distributed)", () => {
   afterAll(async () => {
     await gw?.stop();
     await Promise.all([tg?.close(), rest?.close(), gateway?.close()]);
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("polls Telegram and holds the Discord Gateway once, hands both over on kill -9, and replays nothing handled", async () => {
@@ -164,12 +130,6 @@ describe("inbound receivers across two delivery replicas (distributed)", () => {
     const expected = (prefix: string) => Array.from({ length: 10 }, (_, i) => `${prefix} ${i}`);
     expect(handled("tg")).toEqual(expected("telegram"));
     expect(handled("dc")).toEqual(expected("discord"));
-    if (!REAL_INBOUND_SINK) {
-      const replicas = sinkLines().map((l) => l.replica);
-      expect(new Set(replicas.slice(0, 10)).size).toBe(1);
-      expect(new Set(replicas.slice(10)).size).toBe(1);
-      expect(replicas[0]).not.toBe(replicas[10]);
-    }
 
     // Exactly one poller and one Gateway connection the whole time.
     expect(tg.pollStats()).toMatchObject({ maxActive: 1, conflicts: 0 });

@@ -69,6 +69,18 @@ export const ChannelsStatusParamsSchema = z.object({
   probe: z.boolean().default(false),
 });
 
+/** `channels.pairing.list`: senders waiting for approval, of one channel or all. */
+export const ChannelsPairingListParamsSchema = z.object({
+  channel: ChannelIdSchema.optional(),
+});
+
+/** `channels.pairing.approve`: the code the bot sent to the sender. */
+export const ChannelsPairingApproveParamsSchema = z.object({
+  channel: ChannelIdSchema,
+  code: z.string({ error: "code is required" }).trim().min(4, "code is too short").max(32),
+  accountId: z.string().min(1).max(64).optional(),
+});
+
 /** The `POST /api/send` body: the request-frame shape of SPEC §4.1 `send` (§4.2). */
 export const ApiSendBodySchema = z.object({
   jsonrpc: z.literal("2.0").optional(),

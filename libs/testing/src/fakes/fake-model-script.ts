@@ -5,6 +5,7 @@
  *                 (`http__fetch` gets a URL, `message__send` a message text, a name with `weather`
  *                 `{ city: "Paris" }`, others no arguments): the agent's tools or the client's
  * - `slow`        streams 40 chunks, 100 ms apart (abort and runner-death tests)
+ * - `pause<ms>`   answers "You said: <message>" like the default, taking about <ms> ms (queued-turn tests)
  * - `fail500`     always HTTP 500;  `fail429` HTTP 429 with retry-after: 0 on the first try of each conversation
  * - `busy429`     HTTP 429 with retry-after: 0 on every try (retries run out at once)
  * - `leakkey401`, `leakkey500`  always that status, the error message quoting the request's
@@ -70,6 +71,8 @@ export function planTurn(c: FakeConversation): FakeTurn {
     };
   }
   if (tools) return { kind: "text", chunks: split(`Tools said: ${c.toolResults.length} results`, 3), delayMs: 0 };
+  const pause = /\bpause(\d{1,5})\b/.exec(msg);
+  if (pause) return { kind: "text", chunks: split(`You said: ${msg}`, 3), delayMs: Math.round(Number(pause[1]) / 3) };
   if (msg.includes("slow")) return { kind: "text", chunks: Array.from({ length: 40 }, (_, i) => `w${i} `), delayMs: 100 };
   return { kind: "text", chunks: split(`You said: ${msg}`, 3), delayMs: 0 };
 }

@@ -93,6 +93,7 @@ export async function startFakeTelegram(
     const params: Params = { ...req.query, ...bodyFields(req) };
     if (method === "getme") return ok(user(bot));
     if (UPDATE_METHODS.has(method)) return updates.route(bot.token, method, params, req);
+    if (method === "sendchataction") return sendChatAction(chats, params);
     const known = method === "sendmessage" || method === "sendmediagroup" || method === "sendpoll" || method in MEDIA_METHODS;
     if (!known) return fail(404, "Not Found");
     const target = findChat(chats, params.chat_id);
@@ -130,6 +131,18 @@ export async function startFakeTelegram(
     pollStats: (botToken?: string) => updates.stats(token(botToken)),
     webhookOf: (botToken?: string) => updates.webhook(token(botToken)),
   });
+}
+
+const CHAT_ACTIONS = ["typing", "upload_photo", "record_video", "upload_video", "record_voice", "upload_voice", "upload_document", "choose_sticker", "find_location", "record_video_note", "upload_video_note"];
+
+/** "typing…" and the like: shown for 5 s; the fake only checks and records the request. */
+function sendChatAction(chats: readonly FakeTelegramChat[], params: Params): FakeReply {
+  const target = findChat(chats, params.chat_id);
+  if (typeof target === "string") return fail(400, target);
+  const thread = threadOf(target, params.message_thread_id);
+  if (thread instanceof Error) return fail(400, thread.message);
+  if (!CHAT_ACTIONS.includes(str(params.action) ?? "")) return fail(400, "Bad Request: wrong parameter action in request");
+  return ok(true);
 }
 
 interface Send {

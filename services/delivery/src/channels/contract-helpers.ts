@@ -3,6 +3,7 @@
  * delivery builds (every client scrubs every account's secrets), which also lets clients fetch
  * from the loopback fake media server, as a deployment would allow its own media host.
  */
+import type { RawInbound } from "@gw/channels";
 import { createHttpClient, type HttpClient } from "@gw/http-client";
 import type { HttpClientFactory } from "./registry.js";
 
@@ -27,5 +28,19 @@ export function testHttp(opts: { secrets: readonly string[]; mediaHosts?: readon
     close: async () => {
       await Promise.all(clients.splice(0).map((client) => client.close()));
     },
+  };
+}
+
+/** A webhook request as the edge forwards it: lower-cased headers, the body's exact bytes. */
+export function rawRequest(
+  signed: { headers: Record<string, string>; body: string },
+  opts: { method?: string; path?: string; query?: Record<string, string> } = {},
+): RawInbound {
+  return {
+    method: opts.method ?? "POST",
+    path: opts.path ?? "/webhook",
+    query: opts.query ?? {},
+    headers: Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v])),
+    body: Buffer.from(signed.body, "utf8"),
   };
 }

@@ -16,6 +16,7 @@ import { RunClient } from "../runs/run-client.js";
 import { RunEventRouter } from "../events/run-event-router.js";
 import { agentRunMethods } from "../methods/agent-runs.js";
 import { agentMethods } from "../methods/agents.js";
+import { channelPairingMethods } from "../methods/channel-pairing.js";
 import { deliveryMethods } from "../methods/delivery.js";
 import { deviceMethods } from "../methods/devices.js";
 import { pairingMethods } from "../methods/pairing.js";
@@ -58,6 +59,7 @@ async function registeredMethods() {
     ...deliveryMethods({ ...busDeps, sendTimeoutMs: 1_000 }),
     ...pairingMethods(devices),
     ...deviceMethods(devices),
+    ...channelPairingMethods(busDeps),
   ];
   devices.close();
   await durable.close();
@@ -87,6 +89,9 @@ describe("API documents", () => {
     const doc = checkedIn("openapi.json");
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
     expect(Object.keys(doc.paths as object).sort()).toEqual([
+      "/api/channels/{channelId}/webhook",
+      "/api/channels/{channelId}/{accountId}/webhook",
+      "/api/chatapp/events",
       "/api/send",
       "/api/tools/invoke",
       "/health",

@@ -144,6 +144,31 @@ function errors(...statuses: number[]): Record<string, unknown> {
 
 const AUTHED_ERRORS = [400, 401, 413, 429, 500, 503, 504];
 
+/** A channel's webhook route: the platform's own request and answer, verified with its secret. */
+function webhookPath(withAccount: boolean): Record<string, unknown> {
+  const parameters = [
+    { name: "channelId", in: "path", required: true, schema: { type: "string" }, description: "a configured channel id" },
+    ...(withAccount ? [{ name: "accountId", in: "path", required: true, schema: { type: "string" }, description: "one of the channel's accounts" }] : []),
+  ];
+  const account = withAccount ? "the named account" : "the channel's default (first) account";
+  const responses = {
+    "200": { description: "stored; the body is what the platform expects (WhatsApp's hub.challenge as text, else JSON)" },
+    "400": { description: "the body is not the platform's format" },
+    "401": { description: "missing or wrong platform secret or signature; counts as a failed authentication" },
+    "403": { description: "the channel has no secret configured to verify the request with (or a wrong verify token)" },
+    "404": { description: "unknown channel or account, or a channel that takes no webhooks" },
+    "413": { description: "body over delivery.inbound.maxBodyBytes" },
+    "429": { description: "too many failed authentication attempts from this address" },
+    "503": { description: "the delivery service could not store the event; the platform sends it again" },
+  };
+  const summary = `Inbound webhook of ${account}: Telegram (X-Telegram-Bot-Api-Secret-Token), WhatsApp (X-Hub-Signature-256; GET for the verification handshake), BlueBubbles (?password=), Slack (signing secret).`;
+  return {
+    parameters,
+    post: { operationId: withAccount ? "accountWebhook" : "channelWebhook", summary, security: [], responses },
+    get: { operationId: withAccount ? "accountWebhookVerify" : "channelWebhookVerify", summary: "WhatsApp's subscription check (hub.mode, hub.verify_token, hub.challenge).", security: [], responses },
+  };
+}
+
 /** The HTTP surface as OpenAPI 3.1, built from the zod schemas the edge validates bodies with. */
 export function buildOpenApi(): Record<string, unknown> {
   return {
@@ -269,6 +294,23 @@ export function buildOpenApi(): Record<string, unknown> {
           parameters: [{ name: "path", in: "path", required: true, schema: { type: "string" }, description: "a mapping's path" }],
           requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
           responses: { "202": { description: "the run or wake is accepted", content: json("HookAccepted") }, ...errors(400, 401, 404, 413, 429, 500, 503) },
+        },
+      },
+      "/api/channels/{channelId}/webhook": webhookPath(false),
+      "/api/channels/{channelId}/{accountId}/webhook": webhookPath(true),
+      "/api/chatapp/events": {
+        post: {
+          operationId: "slackEvents",
+          summary:
+            "Slack's Events API (SPEC §4.2): checked with each Slack channel's signing secret (v0 HMAC-SHA256, 5-minute window); url_verification answers its challenge.",
+          security: [],
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "a Slack Events API request" } } } },
+          responses: {
+            "200": { description: "stored (or the url_verification challenge)", content: { "application/json": { schema: { type: "object" } } } },
+            "401": { description: "missing, wrong or stale signature; nothing stored" },
+            "413": { description: "body over delivery.inbound.maxBodyBytes" },
+            "503": { description: "the delivery service could not store the event; Slack sends it again" },
+          },
         },
       },
       "/api/tools/invoke": {

@@ -139,11 +139,28 @@ export const ChannelsStatusResult = z.object({
           lastError: z.string().nullable(),
           lastErrorAt: nullableMs,
           rateLimitedUntil: nullableMs,
+          lastInboundAt: nullableMs,
+          lastInboundError: z.string().nullable(),
+          lastInboundErrorAt: nullableMs,
         }),
       ),
     }),
   ),
 });
+
+const PairingRequestView = z.object({
+  channel: z.string(),
+  accountId: z.string(),
+  sender: z.string().describe("the sender's platform id, as allowFrom lists it"),
+  senderName: z.string(),
+  code: z.string().describe("the code the bot sent to the sender, e.g. ABCD-EFGH"),
+  requestedAt: timestamp,
+  expiresAt: timestamp,
+});
+
+export const ChannelsPairingListResult = z.object({ requests: z.array(PairingRequestView) });
+
+export const ChannelsPairingApproveResult = PairingRequestView.extend({ approved: z.literal(true) });
 
 export const ApiSendResult = z.object({
   id: z.union([z.number(), z.string(), z.null()]),

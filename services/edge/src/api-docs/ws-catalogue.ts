@@ -3,6 +3,8 @@ import {
   AgentParamsSchema,
   AgentsListParamsSchema,
   AgentWaitParamsSchema,
+  ChannelsPairingApproveParamsSchema,
+  ChannelsPairingListParamsSchema,
   ChannelsStatusParamsSchema,
   ConnectParamsSchema,
   DeviceIdParamsSchema,
@@ -159,6 +161,18 @@ const ENTRIES: readonly Entry[] = [
     summary: "Forget a paired device: its token is refused at once on every edge and its sockets are closed.",
     params: DeviceIdParamsSchema,
     result: D.DeviceRevokeResult,
+  },
+  {
+    name: "channels.pairing.list",
+    summary: "People who wrote to a bot under dmPolicy pairing and wait for approval, with the code each was sent.",
+    params: ChannelsPairingListParamsSchema,
+    result: P.ChannelsPairingListResult,
+  },
+  {
+    name: "channels.pairing.approve",
+    summary: "Approve the sender a pairing code was sent to: the agent answers them from then on (NOT_FOUND for an unknown or lapsed code).",
+    params: ChannelsPairingApproveParamsSchema,
+    result: P.ChannelsPairingApproveResult,
   },
 ];
 

@@ -86,6 +86,9 @@ function statusPayload(res: ChannelsStatusResponse): Record<string, unknown> {
         lastError: account.lastError || null,
         lastErrorAt: at(account.lastErrorAt),
         rateLimitedUntil: at(account.rateLimitedUntil),
+        lastInboundAt: at(account.lastInboundAt),
+        lastInboundError: account.lastInboundError || null,
+        lastInboundErrorAt: at(account.lastInboundErrorAt),
       })),
     })),
   };

@@ -4,6 +4,7 @@
  * per message, each with its own tempGuid derived from the part's idempotency key: BlueBubbles
  * refuses a tempGuid that is still being sent, so a retry cannot overtake the first try.
  * Attachments are downloaded here (SSRF-guarded, at most `delivery.media.maxBytes`) and uploaded.
+ * Inbound: the server's webhooks, with its password in the URL (inbound.ts).
  */
 import { createHash } from "node:crypto";
 import {
@@ -12,6 +13,7 @@ import {
   type ChannelProbe,
   type DeliveryReceipt,
   type IMessageSettings,
+  type InboundEndpoint,
   type OutboundMessage,
   receiptOf,
 } from "@gw/channels";
@@ -21,6 +23,7 @@ import { bridgeEndpoint } from "../bridge/bridge-url.js";
 import { DEFAULT_MEDIA_LIMITS, definePlugin, type HttpClientFactory, type MediaLimits } from "../registry.js";
 import { BlueBubblesApi, blueBubblesErrorBody, type SendMethod } from "./api.js";
 import { imessageChatGuid } from "./imessage-address.js";
+import { BlueBubblesWebhook } from "./inbound.js";
 
 /**
  * iMessage documents no text limit; BlueBubbles passes text to Messages as it is. 4000 code
@@ -47,6 +50,8 @@ export function tempGuidFor(idempotencyKey: string, n: number): string {
 
 class IMessageAdapter implements ChannelAdapter {
   readonly limits = { textChunk: TEXT_CHUNK, polls: false, mediaPerMessage: MEDIA_PER_MESSAGE };
+  /** The server's webhooks, authenticated by its password in the URL's query. */
+  readonly inbound: InboundEndpoint;
   private readonly client: HttpClient;
   private readonly api: BlueBubblesApi;
 
@@ -65,6 +70,7 @@ class IMessageAdapter implements ChannelAdapter {
       errorBody: blueBubblesErrorBody,
     });
     this.api = new BlueBubblesApi(this.client, settings.password);
+    this.inbound = new BlueBubblesWebhook(settings.password);
   }
 
   validateRecipient(to: string): string {

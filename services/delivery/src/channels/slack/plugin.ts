@@ -4,17 +4,20 @@
  * with that user, which Slack opens by itself; where Slack answers `channel_not_found` to that
  * instead (older app types), the DM is opened with conversations.open (scope im:write) and the
  * post made there. Slack's Web API has no polls, and no client dedupe id; status is auth.test.
+ * Inbound: the Events API, verified with `signingSecret` (inbound.ts); bots have no typing indicator.
  */
 import {
   type ChannelAdapter,
   ChannelError,
   type ChannelProbe,
   type DeliveryReceipt,
+  type InboundEndpoint,
   type OutboundMessage,
   receiptOf,
 } from "@gw/channels";
 import { definePlugin } from "../registry.js";
 import { AuthTestSchema, OpenConversationSchema, PostMessageSchema, SlackApi } from "./api.js";
+import { SlackEvents } from "./inbound.js";
 import { escapeText, mediaBlock, mediaFallback, SECTION_TEXT_MAX, section, type SlackBlock } from "./message.js";
 
 /** Slack asks for at most 4,000 characters a message (it truncates at 40,000). */
@@ -32,10 +35,17 @@ const TS = /^\d{9,}\.\d{1,6}$/;
 export class SlackAdapter implements ChannelAdapter {
   readonly limits = { textChunk: SLACK_TEXT_CHUNK, polls: false, mediaPerMessage: SLACK_MEDIA_PER_MESSAGE };
 
+  /** Events API requests, verified with the app's signing secret (none configured: no inbound). */
+  readonly inbound?: InboundEndpoint;
   /** User id -> DM id, for users whose DM had to be opened first. */
   private readonly dms = new Map<string, string>();
 
-  constructor(private readonly api: SlackApi) {}
+  constructor(
+    private readonly api: SlackApi,
+    signingSecret?: string,
+  ) {
+    if (signingSecret !== undefined) this.inbound = new SlackEvents(signingSecret);
+  }
 
   validateRecipient(to: string): string {
     const channel = to.trim();
@@ -114,5 +124,5 @@ function thread(threadId: string | undefined): { thread_ts?: string } {
 
 export const slackPlugin = definePlugin({
   kind: "slack",
-  create: ({ settings, http }) => new SlackAdapter(SlackApi.create(settings, http)),
+  create: ({ settings, http }) => new SlackAdapter(SlackApi.create(settings, http), settings.signingSecret),
 });

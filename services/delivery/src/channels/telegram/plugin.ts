@@ -3,6 +3,7 @@
  * needs (media.ts), several media as albums (sendMediaGroup), polls with sendPoll, the
  * thread as a forum topic (`message_thread_id`), status with getMe. Telegram has no client
  * dedupe id, so `idempotencyKey` is not sent (delivery's idempotency window covers repeats).
+ * Inbound: webhooks checked with `webhookSecret` (inbound.ts), and "typing…" with sendChatAction.
  */
 import {
   type ChannelAdapter,
@@ -10,14 +11,18 @@ import {
   type ChannelProbe,
   type ChannelReceiver,
   type DeliveryReceipt,
+  type InboundEndpoint,
   type OutboundMessage,
   type OutboundPoll,
   receiptOf,
+  type TelegramSettings,
 } from "@gw/channels";
 import { HttpError } from "@gw/http-client";
+import { z } from "zod";
 import { channelErrorFromHttp } from "../http-channel-error.js";
 import { definePlugin } from "../registry.js";
 import { MessageSchema, TelegramApi, type TelegramMessage, type TelegramUpload, UserSchema } from "./api.js";
+import { type TelegramBotIdentity, TelegramWebhook } from "./inbound.js";
 import { fileNameOf, kindFromContentType, kindFromUrl, planAlbums, sendableByUrl, type TelegramMedium } from "./media.js";
 import { TelegramReceiver } from "./receiver.js";
 
@@ -41,14 +46,46 @@ const METHOD: Readonly<Record<TelegramMedium["kind"], string>> = {
   document: "sendDocument",
 };
 
+/** Whether the account takes webhooks: `inbound: "webhook"`, or a webhookSecret with no mode set. */
+function webhookSecretOf(settings: Pick<TelegramSettings, "inbound" | "webhookSecret">): string | undefined {
+  const mode = settings.inbound ?? (settings.webhookSecret === undefined ? "off" : "webhook");
+  return mode === "webhook" ? settings.webhookSecret : undefined;
+}
+
 export class TelegramAdapter implements ChannelAdapter {
   readonly limits = { textChunk: TELEGRAM_TEXT_CHUNK, polls: true, mediaPerMessage: 10 };
+  readonly inbound?: InboundEndpoint;
+  private readonly botId: number;
+  private username: Promise<string | undefined> | undefined;
 
   constructor(
     private readonly api: TelegramApi,
+    settings: Pick<TelegramSettings, "botToken" | "inbound" | "webhookSecret">,
     /** Long polling, when the account's `inbound` is "polling". */
     readonly receiver?: ChannelReceiver,
-  ) {}
+  ) {
+    this.botId = Number(settings.botToken.split(":")[0]);
+    const secret = webhookSecretOf(settings);
+    if (secret !== undefined) this.inbound = new TelegramWebhook(secret, this.botId, () => this.identity());
+  }
+
+  /** The bot's id (from its token) and @username (getMe, asked once; retried after a failure). */
+  async identity(): Promise<TelegramBotIdentity> {
+    this.username ??= this.api.call("getMe", {}, UserSchema, AbortSignal.timeout(5_000)).then(
+      (me) => me.username,
+      () => {
+        this.username = undefined;
+        return undefined;
+      },
+    );
+    const username = await this.username;
+    return { id: this.botId, ...(username === undefined ? {} : { username }) };
+  }
+
+  /** sendChatAction "typing": shown for 5 s or until the bot's next message. */
+  async typing(chat: string, threadId: string | undefined, signal: AbortSignal): Promise<void> {
+    await this.api.call("sendChatAction", { ...this.target(chat, threadId), action: "typing" }, z.boolean(), signal);
+  }
 
   validateRecipient(to: string): string {
     const chat = to.trim();
@@ -169,6 +206,6 @@ export const telegramPlugin = definePlugin({
   kind: "telegram",
   create: ({ settings, http }) => {
     const api = TelegramApi.create(settings, http);
-    return new TelegramAdapter(api, settings.inbound === "polling" ? new TelegramReceiver(api) : undefined);
+    return new TelegramAdapter(api, settings, settings.inbound === "polling" ? new TelegramReceiver(api) : undefined);
   },
 });

@@ -16,7 +16,13 @@ describe("telegram long polling", () => {
     telegramPlugin.create({
       channelId: "telegram",
       accountId: "default",
-      settings: TelegramSettingsSchema.parse({ botToken: bot!.token, apiBaseUrl: tg.baseUrl, ...(inbound ? { inbound } : {}) }),
+      settings: TelegramSettingsSchema.parse({
+        botToken: bot!.token,
+        apiBaseUrl: tg.baseUrl,
+        ...(inbound ? { inbound } : {}),
+        // Webhook mode needs its secret (the secret_token given to setWebhook).
+        ...(inbound === "webhook" ? { webhookSecret: "hook-secret" } : {}),
+      }),
       http: http.factory,
     });
 

@@ -47,6 +47,8 @@ export function messageOfUpdate(update: TelegramUpdate, bot: TelegramBotIdentity
   const parsed = MessageSchema.safeParse(update.message);
   if (!parsed.success) return undefined;
   const message = parsed.data;
+  // A channel's posts are broadcasts, not someone talking to the bot.
+  if (message.chat.type === "channel") return undefined;
   const raw = message.text ?? message.caption ?? "";
   const entities = (message.text !== undefined ? message.entities : message.caption_entities) ?? [];
   const ours = entities.filter((entity) => addressesBot(raw, entity, bot));

@@ -92,7 +92,7 @@ export const GRAPH_ERRORS: PlatformErrorReading = {
 export class WhatsAppApi {
   constructor(
     private readonly http: HttpClient,
-    private readonly phoneNumberId: string,
+    readonly phoneNumberId: string,
   ) {}
 
   /** Sends one message to `to` (digits, no '+'); a `replyTo` makes it a reply quoting that message. */

@@ -1,11 +1,21 @@
 /**
  * WhatsApp (Cloud API): text and media by link to a phone number; a threadId makes the message a
  * reply quoting that message (`context.message_id`). The Cloud API has no polls and no albums.
+ * Inbound: the webhook's verification handshake and signed notifications (inbound.ts).
  */
-import { type ChannelAdapter, ChannelError, type ChannelProbe, type DeliveryReceipt, type OutboundMessage, receiptOf } from "@gw/channels";
+import {
+  type ChannelAdapter,
+  ChannelError,
+  type ChannelProbe,
+  type DeliveryReceipt,
+  type InboundEndpoint,
+  type OutboundMessage,
+  receiptOf,
+} from "@gw/channels";
 import { isAbort } from "../http-channel-error.js";
 import { definePlugin } from "../registry.js";
 import { readGraphError, WhatsAppApi, type WhatsAppContent } from "./api.js";
+import { WhatsAppWebhook } from "./inbound.js";
 import { CAPTIONED, WHATSAPP_CAPTION_LIMIT, whatsappMedium } from "./media.js";
 import { normaliseWhatsAppRecipient, waDigits } from "./recipient.js";
 
@@ -27,8 +37,17 @@ function displayNumber(display: string | undefined): string | undefined {
 export class WhatsAppAdapter implements ChannelAdapter {
   /** One medium per message: WhatsApp has no albums, and one part is then one message. */
   readonly limits = { textChunk: WHATSAPP_TEXT_LIMIT, polls: false, mediaPerMessage: 1 };
+  /** The webhook: the verification handshake and signed notifications. */
+  readonly inbound?: InboundEndpoint;
 
-  constructor(private readonly api: WhatsAppApi) {}
+  constructor(
+    private readonly api: WhatsAppApi,
+    webhook?: { appSecret?: string; verifyToken?: string },
+  ) {
+    if (webhook?.appSecret !== undefined || webhook?.verifyToken !== undefined) {
+      this.inbound = new WhatsAppWebhook({ phoneNumberId: api.phoneNumberId, ...webhook });
+    }
+  }
 
   validateRecipient(to: string): string {
     return normaliseWhatsAppRecipient(to);
@@ -81,6 +100,10 @@ export const whatsappPlugin = definePlugin({
       secrets: [settings.accessToken, settings.appSecret, settings.verifyToken].filter((s): s is string => s !== undefined),
       errorBody: readGraphError,
     });
-    return new WhatsAppAdapter(new WhatsAppApi(client, settings.phoneNumberId));
+    const webhook = {
+      ...(settings.appSecret === undefined ? {} : { appSecret: settings.appSecret }),
+      ...(settings.verifyToken === undefined ? {} : { verifyToken: settings.verifyToken }),
+    };
+    return new WhatsAppAdapter(new WhatsAppApi(client, settings.phoneNumberId), webhook);
   },
 });

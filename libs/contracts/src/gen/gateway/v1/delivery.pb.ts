@@ -98,6 +98,14 @@ export interface ChannelAccountStatus {
   identity: string;
   /** Epoch ms of the probe this answer comes from. */
   probedAt: number;
+  /** Epoch ms of the last inbound request or batch this account took (0: never). */
+  lastInboundAt: number;
+  /**
+   * Why the last inbound request or message failed (a refused signature, a malformed
+   * payload, a run or answer that failed); empty when none.
+   */
+  lastInboundError: string;
+  lastInboundErrorAt: number;
 }
 
 export interface ChannelStatus {
@@ -111,6 +119,89 @@ export interface ChannelStatus {
 
 export interface ChannelsStatusResponse {
   channels: ChannelStatus[];
+}
+
+/**
+ * A platform's webhook request, forwarded raw by the edge (`/api/channels/<id>/...`,
+ * `/api/chatapp/events`): delivery verifies it with the platform's secret, stores what it
+ * carries, and answers. The edge holds no platform secret and imports no plugin.
+ */
+export interface InboundRequest {
+  /**
+   * The channel the route names; empty for `/api/chatapp/events`, which goes to the Slack
+   * account whose signing secret verifies the request.
+   */
+  channelId: string;
+  /**
+   * The account the route names (`/api/channels/<id>/<accountId>/webhook`); empty: the
+   * channel's default account.
+   */
+  accountId: string;
+  method: string;
+  /** Below the channel's route: "/webhook"; "/" for `/api/chatapp/events`. */
+  path: string;
+  query: { [key: string]: string };
+  /** Lower-cased names; a repeated header's values joined with ", ". */
+  headers: { [key: string]: string };
+  /** The body exactly as received: signatures are over these bytes. */
+  body: Buffer;
+}
+
+export interface InboundRequest_QueryEntry {
+  key: string;
+  value: string;
+}
+
+export interface InboundRequest_HeadersEntry {
+  key: string;
+  value: string;
+}
+
+/** What goes back to the platform, verbatim. */
+export interface InboundReply {
+  status: number;
+  headers: { [key: string]: string };
+  body: Buffer;
+}
+
+export interface InboundReply_HeadersEntry {
+  key: string;
+  value: string;
+}
+
+/** A sender who wrote to a bot and waits for an operator's approval (dmPolicy "pairing"). */
+export interface PairingRequest {
+  channel: string;
+  accountId: string;
+  /** The sender's platform id, as allowFrom lists it. */
+  sender: string;
+  senderName: string;
+  /** The short code the bot sent to the sender. */
+  code: string;
+  /** Epoch ms. */
+  requestedAt: number;
+  expiresAt: number;
+}
+
+export interface ChannelsPairingListRequest {
+  /** Empty: every channel. */
+  channel: string;
+}
+
+export interface ChannelsPairingListResponse {
+  requests: PairingRequest[];
+}
+
+export interface ChannelsPairingApproveRequest {
+  channel: string;
+  /** The code the sender received (case and separators do not matter). */
+  code: string;
+  /** Empty: whichever account of the channel issued the code. */
+  accountId: string;
+}
+
+export interface ChannelsPairingApproveResponse {
+  approved: PairingRequest | undefined;
 }
 
 function createBaseDeliverySendRequest(): DeliverySendRequest {
@@ -696,6 +787,9 @@ function createBaseChannelAccountStatus(): ChannelAccountStatus {
     rateLimitedUntil: 0,
     identity: "",
     probedAt: 0,
+    lastInboundAt: 0,
+    lastInboundError: "",
+    lastInboundErrorAt: 0,
   };
 }
 
@@ -727,6 +821,15 @@ export const ChannelAccountStatus: MessageFns<ChannelAccountStatus> = {
     }
     if (message.probedAt !== 0) {
       writer.uint32(72).int64(message.probedAt);
+    }
+    if (message.lastInboundAt !== 0) {
+      writer.uint32(80).int64(message.lastInboundAt);
+    }
+    if (message.lastInboundError !== "") {
+      writer.uint32(90).string(message.lastInboundError);
+    }
+    if (message.lastInboundErrorAt !== 0) {
+      writer.uint32(96).int64(message.lastInboundErrorAt);
     }
     return writer;
   },
@@ -814,6 +917,30 @@ export const ChannelAccountStatus: MessageFns<ChannelAccountStatus> = {
             }
 
             message.probedAt = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.lastInboundAt = longToNumber(reader.int64());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.lastInboundError = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.lastInboundErrorAt = longToNumber(reader.int64());
             continue;
           }
         }
@@ -961,6 +1088,684 @@ export const ChannelsStatusResponse: MessageFns<ChannelsStatusResponse> = {
             }
 
             message.channels.push(ChannelStatus.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseInboundRequest(): InboundRequest {
+  return { channelId: "", accountId: "", method: "", path: "", query: {}, headers: {}, body: Buffer.alloc(0) };
+}
+
+export const InboundRequest: MessageFns<InboundRequest> = {
+  encode(message: InboundRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.channelId !== "") {
+      writer.uint32(10).string(message.channelId);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.method !== "") {
+      writer.uint32(26).string(message.method);
+    }
+    if (message.path !== "") {
+      writer.uint32(34).string(message.path);
+    }
+    globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
+      InboundRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
+    });
+    globalThis.Object.entries(message.headers).forEach(([key, value]: [string, string]) => {
+      InboundRequest_HeadersEntry.encode({ key: key as any, value }, writer.uint32(50).fork()).join();
+    });
+    if (message.body.length !== 0) {
+      writer.uint32(58).bytes(message.body);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InboundRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInboundRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.channelId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.method = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = InboundRequest_QueryEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.query[entry5.key] = entry5.value;
+            }
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            const entry6 = InboundRequest_HeadersEntry.decode(reader, reader.uint32());
+            if (entry6.value !== undefined) {
+              message.headers[entry6.key] = entry6.value;
+            }
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.body = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseInboundRequest_QueryEntry(): InboundRequest_QueryEntry {
+  return { key: "", value: "" };
+}
+
+export const InboundRequest_QueryEntry: MessageFns<InboundRequest_QueryEntry> = {
+  encode(message: InboundRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InboundRequest_QueryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInboundRequest_QueryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseInboundRequest_HeadersEntry(): InboundRequest_HeadersEntry {
+  return { key: "", value: "" };
+}
+
+export const InboundRequest_HeadersEntry: MessageFns<InboundRequest_HeadersEntry> = {
+  encode(message: InboundRequest_HeadersEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InboundRequest_HeadersEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInboundRequest_HeadersEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseInboundReply(): InboundReply {
+  return { status: 0, headers: {}, body: Buffer.alloc(0) };
+}
+
+export const InboundReply: MessageFns<InboundReply> = {
+  encode(message: InboundReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== 0) {
+      writer.uint32(8).uint32(message.status);
+    }
+    globalThis.Object.entries(message.headers).forEach(([key, value]: [string, string]) => {
+      InboundReply_HeadersEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    if (message.body.length !== 0) {
+      writer.uint32(26).bytes(message.body);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InboundReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInboundReply();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.status = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = InboundReply_HeadersEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.headers[entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseInboundReply_HeadersEntry(): InboundReply_HeadersEntry {
+  return { key: "", value: "" };
+}
+
+export const InboundReply_HeadersEntry: MessageFns<InboundReply_HeadersEntry> = {
+  encode(message: InboundReply_HeadersEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InboundReply_HeadersEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInboundReply_HeadersEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePairingRequest(): PairingRequest {
+  return { channel: "", accountId: "", sender: "", senderName: "", code: "", requestedAt: 0, expiresAt: 0 };
+}
+
+export const PairingRequest: MessageFns<PairingRequest> = {
+  encode(message: PairingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.channel !== "") {
+      writer.uint32(10).string(message.channel);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.sender !== "") {
+      writer.uint32(26).string(message.sender);
+    }
+    if (message.senderName !== "") {
+      writer.uint32(34).string(message.senderName);
+    }
+    if (message.code !== "") {
+      writer.uint32(42).string(message.code);
+    }
+    if (message.requestedAt !== 0) {
+      writer.uint32(48).int64(message.requestedAt);
+    }
+    if (message.expiresAt !== 0) {
+      writer.uint32(56).int64(message.expiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PairingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePairingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.channel = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sender = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.senderName = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.requestedAt = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.expiresAt = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseChannelsPairingListRequest(): ChannelsPairingListRequest {
+  return { channel: "" };
+}
+
+export const ChannelsPairingListRequest: MessageFns<ChannelsPairingListRequest> = {
+  encode(message: ChannelsPairingListRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.channel !== "") {
+      writer.uint32(10).string(message.channel);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChannelsPairingListRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChannelsPairingListRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.channel = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseChannelsPairingListResponse(): ChannelsPairingListResponse {
+  return { requests: [] };
+}
+
+export const ChannelsPairingListResponse: MessageFns<ChannelsPairingListResponse> = {
+  encode(message: ChannelsPairingListResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.requests) {
+      PairingRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChannelsPairingListResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChannelsPairingListResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requests.push(PairingRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseChannelsPairingApproveRequest(): ChannelsPairingApproveRequest {
+  return { channel: "", code: "", accountId: "" };
+}
+
+export const ChannelsPairingApproveRequest: MessageFns<ChannelsPairingApproveRequest> = {
+  encode(message: ChannelsPairingApproveRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.channel !== "") {
+      writer.uint32(10).string(message.channel);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(26).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChannelsPairingApproveRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChannelsPairingApproveRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.channel = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseChannelsPairingApproveResponse(): ChannelsPairingApproveResponse {
+  return { approved: undefined };
+}
+
+export const ChannelsPairingApproveResponse: MessageFns<ChannelsPairingApproveResponse> = {
+  encode(message: ChannelsPairingApproveResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.approved !== undefined) {
+      PairingRequest.encode(message.approved, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChannelsPairingApproveResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChannelsPairingApproveResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.approved = PairingRequest.decode(reader, reader.uint32());
             continue;
           }
         }

@@ -1,0 +1,169 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger } from "@gw/runtime";
+import { createFileDurableStore, createMemoryFastStore, type DurableStore, type FastStore } from "@gw/store";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { inboundMessage } from "../../test/inbound-fixtures.js";
+import { StatusBook } from "../status-book.js";
+import { AnsweredEvents } from "./answered-events.js";
+import { InboundProcessor } from "./inbound-processor.js";
+import { InboundStore, type QueuedMessage, type QueueRead } from "./inbound-store.js";
+
+const logger = createLogger({ service: "test", level: "silent" });
+const origin = { channelId: "tg", accountId: "default" };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await sleep(10);
+  }
+}
+
+/** A turn that records who took which message when, and takes `slowMs` for messages saying "slow". */
+class RecordingTurn {
+  readonly taken: Array<{ replica: string; session: string; eventId: string }> = [];
+  private readonly running = new Set<string>();
+  overlapped = false;
+  failNext = 0;
+
+  constructor(private readonly slowMs = 300) {}
+
+  forReplica(replica: string) {
+    return {
+      take: async (read: QueueRead, item: QueuedMessage) => {
+        if (this.failNext > 0) {
+          this.failNext--;
+          throw new Error("the bus is away");
+        }
+        const session = read.queue.sessionKey;
+        if (this.running.has(session)) this.overlapped = true;
+        this.running.add(session);
+        await sleep(item.message.text.includes("slow") ? this.slowMs : 5);
+        this.running.delete(session);
+        this.taken.push({ replica, session, eventId: item.message.eventId });
+      },
+    };
+  }
+
+  order(session: string): string[] {
+    return this.taken.filter((t) => t.session === session).map((t) => t.eventId);
+  }
+}
+
+let durable: DurableStore;
+let fastStore: FastStore;
+const processors: InboundProcessor[] = [];
+
+beforeEach(async () => {
+  durable = await createFileDurableStore(mkdtempSync(join(tmpdir(), "inbound-processor-")));
+  fastStore = createMemoryFastStore();
+});
+afterEach(async () => {
+  for (const p of processors.splice(0)) await p.stop(500);
+  await durable.close();
+  await fastStore.close();
+});
+
+async function replica(name: string, turn: RecordingTurn, opts: { leaseMs?: number; scanEveryMs?: number } = {}) {
+  const store = new InboundStore(await durable.kv("delivery_inbound"), { maxPerSession: 100 });
+  const processor = new InboundProcessor(
+    { store, answered: new AnsweredEvents(fastStore, 60_000), turn: turn.forReplica(name), fastStore, status: new StatusBook(fastStore), logger },
+    { replicaId: name, leaseMs: opts.leaseMs ?? 1_000, retryForMs: 60_000, scanEveryMs: opts.scanEveryMs ?? 100 },
+  );
+  processors.push(processor);
+  return { store, processor };
+}
+
+async function post(r: { store: InboundStore; processor: InboundProcessor }, session: string, eventId: string, text = `message ${eventId}`) {
+  const { key, added } = await r.store.append(origin, session, [inboundMessage(eventId, { text })], new Set());
+  if (added > 0) r.processor.kick(key);
+  return key;
+}
+
+describe("InboundProcessor", () => {
+  it("answers messages that arrive during a slow turn afterwards, in arrival order, one at a time", async () => {
+    const turn = new RecordingTurn();
+    const r = await replica("a", turn);
+    await post(r, "tg:42", "1", "slow one");
+    for (const id of ["2", "3", "4", "5", "6"]) await post(r, "tg:42", id);
+    await until(() => turn.taken.length === 6);
+    expect(turn.order("tg:42")).toEqual(["1", "2", "3", "4", "5", "6"]);
+    expect(turn.overlapped).toBe(false);
+    // Taken off the store once done: nothing is left for a restart to answer again.
+    await until(async () => (await r.store.keys()).length === 0);
+  });
+
+  it("works different sessions side by side", async () => {
+    const turn = new RecordingTurn(400);
+    const r = await replica("a", turn);
+    const started = Date.now();
+    await Promise.all(["tg:1", "tg:2", "tg:3"].map((session) => post(r, session, `${session}-1`, "slow")));
+    await until(() => turn.taken.length === 3);
+    expect(Date.now() - started).toBeLessThan(1_100);
+  });
+
+  it("takes each message once, in order, when two replicas share the store", async () => {
+    const turn = new RecordingTurn(50);
+    const a = await replica("a", turn);
+    const b = await replica("b", turn);
+    const sessions = ["tg:1", "tg:2", "tg:3", "tg:4"];
+    for (let i = 0; i < 10; i++) {
+      for (const session of sessions) await post(i % 2 === 0 ? a : b, session, `${session}#${i}`, i % 3 === 0 ? "slow" : "fast");
+    }
+    await until(() => turn.taken.length === 40);
+    await sleep(300);
+    expect(turn.taken).toHaveLength(40);
+    for (const session of sessions) expect(turn.order(session)).toEqual(Array.from({ length: 10 }, (_, i) => `${session}#${i}`));
+    expect(turn.overlapped).toBe(false);
+  });
+
+  it("resumes a dead replica's session once its lease lapses", async () => {
+    const turn = new RecordingTurn();
+    const survivor = await replica("b", turn, { leaseMs: 400, scanEveryMs: 50 });
+    const key = InboundStore.queueKey(origin, "tg:42");
+    // The dead replica took the session's lease and stored two messages, then died.
+    await fastStore.values.set(`delivery:inbound:lease:${key}`, "dead", { ttlMs: 400 });
+    await survivor.store.append(origin, "tg:42", [inboundMessage("1"), inboundMessage("2")], new Set());
+    survivor.processor.start();
+    await sleep(200);
+    expect(turn.taken).toEqual([]);
+    await until(() => turn.taken.length === 2);
+    expect(turn.order("tg:42")).toEqual(["1", "2"]);
+  });
+
+  it("keeps a message whose turn failed on the gateway's side and tries it again", async () => {
+    const turn = new RecordingTurn();
+    turn.failNext = 1;
+    const r = await replica("a", turn, { scanEveryMs: 50 });
+    r.processor.start();
+    await post(r, "tg:42", "1");
+    await post(r, "tg:42", "2");
+    await until(() => turn.taken.length === 2, 5_000);
+    expect(turn.order("tg:42")).toEqual(["1", "2"]);
+  });
+
+  it("skips a message whose turn is already over (answered before a crash)", async () => {
+    const turn = new RecordingTurn();
+    const r = await replica("a", turn);
+    await new AnsweredEvents(fastStore, 60_000).mark("in:tg:default:1");
+    await post(r, "tg:42", "1");
+    await post(r, "tg:42", "2");
+    await until(() => turn.taken.length === 1);
+    await until(async () => (await r.store.keys()).length === 0);
+    expect(turn.order("tg:42")).toEqual(["2"]);
+  });
+
+  it("stops within its grace while a turn still waits for its run, leaving the message stored", async () => {
+    const turn = new RecordingTurn(60_000);
+    const r = await replica("a", turn);
+    const key = await post(r, "tg:42", "1", "slow");
+    await sleep(50);
+    const started = Date.now();
+    await r.processor.stop(200);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await r.store.keys()).toEqual([key]);
+  });
+});

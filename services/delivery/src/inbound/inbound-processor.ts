@@ -1,0 +1,173 @@
+import type { Logger } from "@gw/runtime";
+import type { FastStore } from "@gw/store";
+import type { StatusBook } from "../status-book.js";
+import type { AnsweredEvents } from "./answered-events.js";
+import { eventKeyOf } from "./conversation.js";
+import type { InboundStore, QueueRead, QueuedMessage } from "./inbound-store.js";
+import type { InboundTurn } from "./inbound-turn.js";
+
+export interface InboundProcessorOptions {
+  /** This process, as the holder of a session's lease. */
+  replicaId: string;
+  /** How long a dead holder's lease blocks its session; a live holder renews it every third. */
+  leaseMs: number;
+  /** A message whose turn keeps failing on the gateway's side is dropped this long after it arrived. */
+  retryForMs: number;
+  /** How often every replica looks for sessions nobody works on (after a crash, or retries due). */
+  scanEveryMs?: number;
+  /** Sessions worked at once by this replica; more wait for the next scan. */
+  maxSessions?: number;
+}
+
+export interface InboundProcessorDeps {
+  store: InboundStore;
+  answered: AnsweredEvents;
+  /** Takes one message's turn (InboundTurn); throws when the gateway's side failed. */
+  turn: Pick<InboundTurn, "take">;
+  fastStore: FastStore;
+  status: StatusBook;
+  logger: Logger;
+}
+
+/** Backoff of a session whose turn failed on the gateway's side: doubling from 1 s to 1 min. */
+const backoffMs = (failures: number) => Math.min(60_000, 1_000 * 2 ** Math.min(failures - 1, 6));
+
+/**
+ * Works the stored inbound messages, one session at a time per session across every replica
+ * (a lease in the FastStore), each session's messages in arrival order: a message that arrives
+ * while its session's run is going waits its turn, none is dropped, and the answers go out in
+ * order. The replica that stores a message starts its session at once; the lease holder reads
+ * the session's queue again after every message, and once more after it lets the lease go, so a
+ * message stored by another replica meanwhile is not left behind. Every replica also scans the
+ * store (`scanEveryMs`), which resumes the sessions of a replica that died once its lease lapses.
+ */
+export class InboundProcessor {
+  private readonly local = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private readonly failures = new Map<string, { count: number; until: number }>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: InboundProcessorDeps,
+    private readonly opts: InboundProcessorOptions,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.scan(), this.opts.scanEveryMs ?? 5_000);
+    this.timer.unref();
+    void this.scan();
+  }
+
+  /**
+   * Takes no further message. A turn still waiting for its run gets `graceMs` to end, not the
+   * run's whole timeout: one left behind lets its lease lapse, and whichever replica resumes the
+   * session follows the same run (its id is the event's) and sends the answer once.
+   */
+  async stop(graceMs = 3_000): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.allSettled([...this.local.values()]), grace]);
+    clearTimeout(timer);
+  }
+
+  /** Starts working the session's queue here unless it is already being worked (here or elsewhere). */
+  kick(key: string): void {
+    if (this.stopped) return;
+    if (this.local.has(key)) {
+      this.again.add(key);
+      return;
+    }
+    if (this.local.size >= (this.opts.maxSessions ?? 500)) return;
+    const failed = this.failures.get(key);
+    if (failed !== undefined && failed.until > Date.now()) return;
+    const work = this.work(key)
+      .catch((err: unknown) => this.deps.logger.error({ err, key }, "inbound session worker failed unexpectedly"))
+      .finally(() => {
+        this.local.delete(key);
+        if (this.again.delete(key)) this.kick(key);
+      });
+    this.local.set(key, work);
+  }
+
+  /** Sessions being worked by this replica (for tests and metrics). */
+  busy(): number {
+    return this.local.size;
+  }
+
+  private async scan(): Promise<void> {
+    if (this.stopped) return;
+    let keys: string[];
+    try {
+      keys = await this.deps.store.keys();
+    } catch (err) {
+      this.deps.logger.warn({ err }, "cannot list the inbound store");
+      return;
+    }
+    for (const key of keys) this.kick(key);
+  }
+
+  private async work(key: string): Promise<void> {
+    const leaseKey = `delivery:inbound:lease:${key}`;
+    const { replicaId, leaseMs } = this.opts;
+    const leased = await this.deps.fastStore.values.set(leaseKey, replicaId, { ifAbsent: true, ttlMs: leaseMs });
+    if (!leased) return;
+    const renew = setInterval(() => void this.renew(leaseKey), Math.max(10, leaseMs / 3));
+    try {
+      while (!this.stopped) {
+        const read = await this.deps.store.read(key);
+        const item = read?.queue.items[0];
+        if (read === null || item === undefined) break;
+        if (!(await this.step(read, item))) return;
+      }
+    } finally {
+      clearInterval(renew);
+      await this.release(leaseKey);
+    }
+    // A message stored while this replica held the lease, by a replica whose kick found it taken.
+    if (!this.stopped && ((await this.deps.store.read(key))?.queue.items.length ?? 0) > 0) this.again.add(key);
+  }
+
+  /** One message's turn; false when the session should wait (the gateway's side failed). */
+  private async step(read: QueueRead, item: QueuedMessage): Promise<boolean> {
+    const { queue } = read;
+    const eventKey = eventKeyOf({ channelId: queue.channelId, accountId: queue.accountId }, item.message.eventId);
+    try {
+      if (!(await this.deps.answered.has(eventKey))) await this.deps.turn.take(read, item);
+    } catch (err) {
+      if (Date.now() - item.receivedAt < this.opts.retryForMs) {
+        const count = (this.failures.get(read.key)?.count ?? 0) + 1;
+        this.failures.set(read.key, { count, until: Date.now() + backoffMs(count) });
+        this.deps.logger.warn({ err, eventKey, failures: count }, "an inbound turn failed; the session will try again");
+        return false;
+      }
+      this.deps.logger.error({ err, eventKey }, "an inbound message is dropped after failing for too long");
+      this.deps.status.inboundFailure(queue.channelId, queue.accountId, `dropped ${eventKey}: ${(err as Error).message}`);
+    }
+    this.failures.delete(read.key);
+    await this.deps.answered.mark(eventKey);
+    await this.deps.store.remove(read.key, item.message.eventId, read);
+    return true;
+  }
+
+  private async renew(leaseKey: string): Promise<void> {
+    try {
+      if ((await this.deps.fastStore.values.get(leaseKey)) !== this.opts.replicaId) return;
+      await this.deps.fastStore.values.set(leaseKey, this.opts.replicaId, { ttlMs: this.opts.leaseMs });
+    } catch {
+      // The next renewal tries again; a lapsed lease only lets another replica resume the session.
+    }
+  }
+
+  private async release(leaseKey: string): Promise<void> {
+    try {
+      if ((await this.deps.fastStore.values.get(leaseKey)) === this.opts.replicaId) await this.deps.fastStore.values.delete(leaseKey);
+    } catch {
+      // It lapses by itself.
+    }
+  }
+}

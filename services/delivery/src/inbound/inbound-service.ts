@@ -1,0 +1,153 @@
+import { type Bus, serveRpc, type Subjects, type Unsubscribe } from "@gw/bus";
+import { ConfigError, type GatewayConfig } from "@gw/config";
+import { type PairingRequest, RPC } from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
+import type { RunQueue, RunRegistry } from "@gw/runs";
+import type { DurableStore, FastStore } from "@gw/store";
+import type { ChannelDirectory } from "../channel-directory.js";
+import type { Dispatcher } from "../dispatcher.js";
+import type { Outbox } from "../outbox.js";
+import type { StatusBook } from "../status-book.js";
+import { AgentTurns } from "./agent-turns.js";
+import { AnsweredEvents } from "./answered-events.js";
+import { DurableInboundSink } from "./durable-sink.js";
+import { InboundProcessor } from "./inbound-processor.js";
+import { InboundStore } from "./inbound-store.js";
+import { InboundTurn } from "./inbound-turn.js";
+import { type PairingEntry, PairingBook } from "./pairing-book.js";
+import type { InboundSink } from "./sink.js";
+import { WebhookRouter } from "./webhook-router.js";
+
+export interface InboundDeps {
+  config: GatewayConfig;
+  bus: Bus;
+  subjects: Subjects;
+  fastStore: FastStore;
+  durable: DurableStore;
+  runs: { queue: RunQueue; registry: RunRegistry };
+  directory: ChannelDirectory;
+  dispatcher: Dispatcher;
+  outbox: Outbox;
+  status: StatusBook;
+  logger: Logger;
+  replicaId: string;
+  /** Lease of a session's queue (and of the outbox's jobs): a dead holder's work resumes after it. */
+  leaseMs: number;
+  /** How often every replica looks for sessions nobody works on; default 5 s. */
+  scanEveryMs?: number;
+}
+
+export interface Inbound {
+  /** Where receivers (pollers, gateway connections) hand their messages. */
+  sink: InboundSink;
+  processor: InboundProcessor;
+  stop(): Promise<void>;
+}
+
+/** A waiting sessions' messages beyond this make the platform retry later (503). */
+const MAX_PER_SESSION = 200;
+
+function pairingView(entry: PairingEntry): PairingRequest {
+  return {
+    channel: entry.channel,
+    accountId: entry.accountId,
+    sender: entry.sender,
+    senderName: entry.senderName,
+    code: entry.code,
+    requestedAt: entry.requestedAt,
+    expiresAt: entry.expiresAt,
+  };
+}
+
+/**
+ * Delivery's inbound side: the webhook route (`inbound.handle`), the durable store and its sink,
+ * the processor that answers stored messages, and sender pairing (`channels.pairing.*`).
+ */
+export async function startInbound(deps: InboundDeps): Promise<Inbound> {
+  checkAgents(deps.config, deps.directory);
+  const settings = deps.config.delivery;
+  const windowMs = settings.idempotencyWindowSeconds * 1000;
+  const store = new InboundStore(await deps.durable.kv("delivery_inbound"), { maxPerSession: MAX_PER_SESSION });
+  const pairing = new PairingBook({
+    requests: await deps.durable.kv("delivery_pairing"),
+    approved: await deps.durable.kv("delivery_senders"),
+    ttlMs: settings.inbound.pairingTtlSeconds * 1000,
+  });
+  const answered = new AnsweredEvents(deps.fastStore, windowMs);
+  const turns = new AgentTurns({
+    bus: deps.bus,
+    subjects: deps.subjects,
+    ...deps.runs,
+    logger: deps.logger,
+    starterId: `delivery-${deps.replicaId}`,
+    defaultTimeoutSeconds: deps.config.runner.defaultTimeoutSeconds,
+  });
+  const turn = new InboundTurn({ ...deps, answered, pairing, turns });
+  const processor = new InboundProcessor(
+    { store, answered, turn, fastStore: deps.fastStore, status: deps.status, logger: deps.logger },
+    {
+      replicaId: deps.replicaId,
+      leaseMs: deps.leaseMs,
+      retryForMs: settings.outboxRetryForSeconds * 1000,
+      ...(deps.scanEveryMs === undefined ? {} : { scanEveryMs: deps.scanEveryMs }),
+    },
+  );
+  const sink = new DurableInboundSink({ ...deps, store, answered, kick: (key) => processor.kick(key) });
+  const router = new WebhookRouter({ ...deps, sink });
+
+  const served: Unsubscribe[] = [
+    serveRpc(deps.bus, deps.subjects, RPC.inboundHandle, (req) => router.handle(req)),
+    serveRpc(deps.bus, deps.subjects, RPC.channelsPairingList, async (req) => ({
+      requests: (await pairing.list(req.channel === "" ? undefined : req.channel)).map(pairingView),
+    })),
+    serveRpc(deps.bus, deps.subjects, RPC.channelsPairingApprove, async (req) => {
+      const entry = await pairing.approve(req.channel, req.code, req.accountId === "" ? undefined : req.accountId);
+      await notifyApproved(deps, entry);
+      return { approved: pairingView(entry) };
+    }),
+  ];
+  turns.start();
+  processor.start();
+  return {
+    sink,
+    processor,
+    stop: async () => {
+      for (const unsubscribe of served) unsubscribe();
+      await processor.stop();
+      turns.stop();
+    },
+  };
+}
+
+/** An account's `agent` must be a configured agent: found at start, not at the first message. */
+function checkAgents(config: GatewayConfig, directory: ChannelDirectory): void {
+  const known = new Set(config.agents.list.map((agent) => agent.id));
+  const issues = directory
+    .list()
+    .flatMap((entry) => entry.accounts)
+    .filter((account) => account.inbound.agent !== undefined && !known.has(account.inbound.agent))
+    .map((account) => ({
+      path: `channels.${account.channelId}.agent`,
+      message: `account "${account.accountId}" names agent "${account.inbound.agent}", which is not in agents.list (${[...known].join(", ")})`,
+    }));
+  if (issues.length > 0) throw new ConfigError("channels", issues);
+}
+
+/** Tells the approved sender, where the code went; best effort (the approval stands either way). */
+async function notifyApproved(deps: InboundDeps, entry: PairingEntry): Promise<void> {
+  try {
+    await deps.dispatcher.send({
+      channel: entry.channel,
+      accountId: entry.accountId,
+      to: entry.chat,
+      text: "You are approved: the agent answers your messages from now on.",
+      mediaUrls: [],
+      gifPlayback: false,
+      threadId: entry.threadId ?? "",
+      sessionKey: "",
+      idempotencyKey: `pair:${entry.channel}:${entry.accountId}:${entry.sender}:${entry.code}`,
+    });
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message, channel: entry.channel }, "cannot tell an approved sender");
+  }
+}

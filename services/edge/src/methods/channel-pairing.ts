@@ -1,0 +1,49 @@
+import { callRpc } from "@gw/bus";
+import { ChannelsPairingApproveParamsSchema, ChannelsPairingListParamsSchema, type PairingRequest, RPC } from "@gw/contracts";
+import type { BusDeps } from "../bus-deps.js";
+import { defineMethod } from "./registry.js";
+
+function requestView(request: PairingRequest): Record<string, unknown> {
+  return {
+    channel: request.channel,
+    accountId: request.accountId,
+    sender: request.sender,
+    senderName: request.senderName,
+    code: request.code,
+    requestedAt: request.requestedAt,
+    expiresAt: request.expiresAt,
+  };
+}
+
+/**
+ * Pairing of people who write to a bot (dmPolicy "pairing"): the codes waiting for approval, and
+ * approving one, after which delivery answers that sender. For control connections only: an
+ * approval lets someone outside the gateway talk to its agents.
+ */
+export function channelPairingMethods(deps: BusDeps) {
+  const opts = { timeoutMs: deps.requestTimeoutMs };
+  return [
+    defineMethod({
+      name: "channels.pairing.list",
+      params: ChannelsPairingListParamsSchema,
+      handler: async (params) => {
+        const res = await callRpc(deps.bus, deps.subjects, RPC.channelsPairingList, { channel: params.channel ?? "" }, opts);
+        return { requests: res.requests.map(requestView) };
+      },
+    }),
+    defineMethod({
+      name: "channels.pairing.approve",
+      params: ChannelsPairingApproveParamsSchema,
+      handler: async (params) => {
+        const res = await callRpc(
+          deps.bus,
+          deps.subjects,
+          RPC.channelsPairingApprove,
+          { channel: params.channel, code: params.code, accountId: params.accountId ?? "" },
+          opts,
+        );
+        return { approved: true, ...(res.approved === undefined ? {} : requestView(res.approved)) };
+      },
+    }),
+  ];
+}
