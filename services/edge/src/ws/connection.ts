@@ -306,9 +306,11 @@ export class Connection implements EventTarget {
       this.inFlight--;
       done();
       this.deps.metrics.meter.end(metered, outcome);
-      if (this.deps.accessLog && method !== "connect") {
+      // Per-request WS lines are debug: a socket carries thousands of requests a second, and a
+      // line each at info halved the edge's RPC throughput (bench/README.md); HTTP stays at info.
+      if (this.deps.accessLog && method !== "connect" && this.deps.logger.isLevelEnabled("debug")) {
         const ms = Math.round((performance.now() - metered.startedAt) * 10) / 10;
-        this.logger.info({ method: label, id, outcome, ms }, "ws request");
+        this.logger.debug({ method: label, id, outcome, ms }, "ws request");
       }
     }
   }
