@@ -10,7 +10,6 @@ import {
   type Role,
 } from "@gw/contracts";
 import type { Logger, Metrics, Tally } from "@gw/runtime";
-import { type RawData, WebSocket } from "ws";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { HeaderBag } from "../auth/client-address.js";
 import { type Access, type EventFamily, eventFamily, mayReceive, methodsFor } from "../auth/permissions.js";
@@ -20,6 +19,7 @@ import type { DeviceRegistry } from "../devices/device-registry.js";
 import type { EventHub, EventTarget } from "../events/event-hub.js";
 import { type CallContext, type MethodRegistry, type MethodResult, PayloadWithMeta } from "../methods/registry.js";
 import type { Drain, ShutdownNotice } from "../drain.js";
+import { type EdgeSocket, onSocketClose, onSocketError, onSocketMessage } from "./edge-socket.js";
 import { encodedSuccessFrame } from "./encoded-frames.js";
 import { errorFrame, parseRequestFrame, successFrame } from "./frames.js";
 import { isSlowConsumer, tooManyInFlight, type WsLimits } from "./limits.js";
@@ -107,33 +107,9 @@ class ConnectionContext implements CallContext {
   }
 }
 
-/**
- * The edge's WebSocket class (ws's `WebSocket` server option): it carries its Connection, so
- * one set of shared listener functions serves every socket instead of three closures each.
- */
-export class EdgeSocket extends WebSocket {
-  connection?: Connection;
-}
-
-function onSocketMessage(this: EdgeSocket, data: RawData): void {
-  void this.connection?.receive(toBuffer(data));
-}
-
-function onSocketClose(this: EdgeSocket): void {
-  this.connection?.closed();
-}
-
-function onSocketError(this: EdgeSocket, err: Error): void {
-  this.connection?.socketError(err);
-}
-
-function toBuffer(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data);
-}
-
 /** One WebSocket client: `connect` first, then registry-dispatched requests, plus events. */
+export { EdgeSocket } from "./edge-socket.js";
+
 export class Connection implements EventTarget {
   readonly id = randomUUID();
   private state: State = "new";
