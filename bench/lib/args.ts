@@ -12,6 +12,8 @@ export interface BenchArgs {
   seconds: number;
   /** How many times a baseline and its subjects are measured in turn (bench/lib/rounds.ts). */
   rounds: number;
+  /** How long the soak runs (`--soak-seconds`; default 600, 30 with --quick). */
+  soakSeconds: number;
 }
 
 function valueOf(argv: string[], flag: string): string | undefined {
@@ -30,5 +32,6 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     connections: Number(valueOf(argv, "--connections") ?? (quick ? 2_000 : 20_000)),
     seconds: Number(valueOf(argv, "--seconds") ?? (quick ? 1 : 5)),
     rounds: Math.max(1, Number(valueOf(argv, "--rounds") ?? (quick ? 1 : 3))),
+    soakSeconds: Math.max(10, Number(valueOf(argv, "--soak-seconds") ?? (quick ? 30 : 600))),
   };
 }

@@ -17,9 +17,17 @@ export { type GatewayUnderTest, type Mode, TOKEN };
  */
 export function startBenchGateway(
   mode: Mode,
-  opts: { limits?: Record<string, unknown>; upstreamUrl?: string; metrics?: boolean; extraConfig?: Record<string, unknown> } = {},
+  opts: {
+    limits?: Record<string, unknown>;
+    upstreamUrl?: string;
+    metrics?: boolean;
+    extraConfig?: Record<string, unknown>;
+    /** Edge processes in distributed mode (default 1). */
+    edges?: number;
+  } = {},
 ): Promise<GatewayUnderTest> {
   const options: GatewayOptions = {
+    ...(opts.edges ? { edges: opts.edges } : {}),
     gateway: { limits: { maxConnectionsPerIp: 100_000, ...opts.limits } },
     ...(opts.metrics ? { health: true } : {}),
     ...(opts.extraConfig ? { extraConfig: opts.extraConfig } : {}),
@@ -56,6 +64,20 @@ export async function connectSocket(socket: WebSocket, role = "control"): Promis
   );
   if (answer.ok !== true) throw new Error(`connect refused: ${JSON.stringify(answer.error)}`);
   return answer.payload as Record<string, unknown>;
+}
+
+/**
+ * Asks for every run's whole event stream on a control connection (`agent.subscribe { all }`, the
+ * firehose): control connections otherwise receive only every run's lifecycle events.
+ */
+export async function subscribeAll(socket: WebSocket): Promise<void> {
+  const id = connectId++;
+  const answer = await requestOnce(
+    socket,
+    JSON.stringify({ jsonrpc: "2.0", id, method: "agent.subscribe", params: { all: true } }),
+    id,
+  );
+  if (answer.ok !== true) throw new Error(`agent.subscribe refused: ${JSON.stringify(answer.error)}`);
 }
 
 /** The methods this gateway accepts, from a `connect` answer (what exists decides what runs). */

@@ -12,3 +12,11 @@ export async function eventLoopP99(metricsPort: number | undefined): Promise<num
   const match = /^nodejs_eventloop_lag_p99_seconds\{[^}]*\} ([0-9.e+-]+)$/m.exec(text);
   return match ? Math.max(0, Number(match[1]) - SAMPLING_INTERVAL_S) * 1000 : Number.NaN;
 }
+
+/** A process's V8 heap in use (`nodejs_heap_size_used_bytes`), in MiB; NaN without a metrics port. */
+export async function heapUsedMiB(metricsPort: number | undefined): Promise<number> {
+  if (metricsPort === undefined) return Number.NaN;
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(text);
+  return match ? Number(match[1]) / 2 ** 20 : Number.NaN;
+}

@@ -25,6 +25,8 @@ export interface BenchContext {
 export interface Suite {
   name: string;
   run(ctx: BenchContext): Promise<BenchResult[]>;
+  /** Runs only when `--only` names it (a long soak has no place in every run). */
+  optIn?: boolean;
 }
 
 export function notAvailable(bench: string, reason: string): BenchResult {

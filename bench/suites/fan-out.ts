@@ -1,4 +1,4 @@
-import { connectSocket, type GatewayUnderTest, gatewayMethods, startBenchGateway } from "../lib/gateway.js";
+import { connectSocket, type GatewayUnderTest, gatewayMethods, startBenchGateway, subscribeAll } from "../lib/gateway.js";
 import { sleep, spawnBench } from "../lib/procs.js";
 import { RunDriver } from "../lib/run-driver.js";
 import { Samples } from "../lib/stats.js";
@@ -45,7 +45,8 @@ async function rawLatency(ctx: BenchContext): Promise<{ p50: number; p99: number
 /**
  * Upstream-to-client latency of assistant chunks through the gateway: the fake upstream stamps
  * each chunk as it writes it, CLIENTS control connections on one edge note when it arrives. It
- * bounds runner-to-client latency from above (it adds the upstream-to-runner hop).
+ * bounds runner-to-client latency from above (it adds the upstream-to-runner hop). The watchers
+ * ask for every run's events (the firehose).
  */
 async function gatewayLatency(ctx: BenchContext, gw: GatewayUnderTest) {
   const samples = new Samples();
@@ -54,6 +55,7 @@ async function gatewayLatency(ctx: BenchContext, gw: GatewayUnderTest) {
     Array.from({ length: CLIENTS }, async () => {
       const socket = await openSocket(gw.wsUrl());
       await connectSocket(socket, "control");
+      await subscribeAll(socket);
       recordLatency(socket, samples, () => measuring);
       return socket;
     }),
@@ -134,7 +136,7 @@ async function rawFanOut(ctx: BenchContext): Promise<{ chunksPerSecond: number; 
 
 /**
  * Assistant chunks per second one embedded gateway delivers to CLIENTS control connections (each
- * receives every run's events) while a driver keeps RUNS_IN_FLIGHT runs of agent `burst` going:
+ * subscribed to every run's events, the firehose) while a driver keeps RUNS_IN_FLIGHT runs of agent `burst` going:
  * 200 chunks as fast as the fake upstream sends them, so a run's own fixed costs (creating its
  * session, an fsync'd append) do not hide the fan-out being measured.
  */
@@ -143,6 +145,7 @@ async function gatewayFanOut(ctx: BenchContext, gw: GatewayUnderTest) {
     Array.from({ length: CLIENTS }, async () => {
       const socket = await openSocket(gw.wsUrl());
       await connectSocket(socket, "control");
+      await subscribeAll(socket);
       return socket;
     }),
   );

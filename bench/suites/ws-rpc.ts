@@ -7,10 +7,10 @@ import { interleaved, roundTiming } from "../lib/rounds.js";
 import { type LoadResult, openSocket, requestOnce, runWsLoad } from "../lib/ws-load.js";
 
 // The shape ENVIRONMENT.md's raw baselines were taken with: 16 clients x 8 requests in flight.
-const CLIENTS = 16;
-const IN_FLIGHT = 8;
+export const CLIENTS = 16;
+export const IN_FLIGHT = 8;
 
-interface RpcCase {
+export interface RpcCase {
   method: string;
   params: Record<string, unknown>;
   /** Methods that must exist for the case to run (the method itself and any seeding). */
@@ -20,7 +20,7 @@ interface RpcCase {
 
 const PREVIEW_KEY = "bench:preview";
 
-const CASES: RpcCase[] = [
+export const CASES: RpcCase[] = [
   { method: "agents.list", params: {}, needs: ["agents.list"] },
   {
     method: "sessions.preview",
@@ -43,7 +43,7 @@ const CASES: RpcCase[] = [
   },
 ];
 
-function requestFrame(method: string, params: Record<string, unknown>) {
+export function requestFrame(method: string, params: Record<string, unknown>) {
   const head = `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)},"id":`;
   return (id: number) => `${head}${id}}`;
 }
@@ -114,7 +114,7 @@ async function measureMode(
 }
 
 /** A case's data, made through the API like any client would, once before the rounds. */
-async function seed(gw: GatewayUnderTest, c: RpcCase): Promise<void> {
+export async function seed(gw: GatewayUnderTest, c: RpcCase): Promise<void> {
   if (!c.seed) return;
   const socket = await openSocket(gw.wsUrl());
   try {

@@ -30,7 +30,8 @@ export function distributedServices(): string[] {
 export function serverDependencies(service: string): string[] {
   const main = readFileSync(join(ROOT, "services", service, "src", "main.ts"), "utf8");
   if (!main.includes("startHost(")) throw new Error(`services/${service}/src/main.ts does not call startHost`);
-  return /fastStore:\s*true/.test(main) ? ["nats", "redis"] : ["nats"];
+  // Redis through the host's FastStore, or a client of the service's own (the sessions list index).
+  return /fastStore:\s*true|connectRedis\(/.test(main) ? ["nats", "redis"] : ["nats"];
 }
 
 export function readYamlDocuments(path: string): unknown[] {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ScaledObject } from "@kubernetes-models/keda/keda.sh/v1alpha1";
 import { runQueueNames } from "@gw/runs";
-import { Deployment } from "kubernetes-models/apps/v1";
+import { Deployment, StatefulSet } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { ConfigMap, Service } from "kubernetes-models/v1";
@@ -21,7 +21,7 @@ import {
 
 /** The kinds these manifests may use, each with the schema model that validates it. */
 const MODELS: Record<string, { apiVersion: string; kind: string; validate(obj: unknown): void }> = {};
-for (const Model of [Deployment, HorizontalPodAutoscaler, PodDisruptionBudget, ConfigMap, Service, ScaledObject]) {
+for (const Model of [Deployment, StatefulSet, HorizontalPodAutoscaler, PodDisruptionBudget, ConfigMap, Service, ScaledObject]) {
   MODELS[`${Model.apiVersion}/${Model.kind}`] = {
     apiVersion: Model.apiVersion,
     kind: Model.kind,
@@ -64,10 +64,18 @@ const RENDERS = { base: renderKustomization(K8S), keda: renderKustomization(join
 const ENV_PLACEHOLDER = "placeholder-value";
 
 const ofKind = (objects: Manifest[], kind: string) => objects.filter((o) => o.kind === kind);
-const deployments = (objects: Manifest[]) =>
-  ofKind(objects, "Deployment").map((d) => ({ name: d.metadata.name, file: d.file, spec: d.spec as unknown as DeploymentSpec }));
+const deployments = (objects: Manifest[], kind = "Deployment") =>
+  ofKind(objects, kind).map((d) => ({ name: d.metadata.name, file: d.file, spec: d.spec as unknown as DeploymentSpec }));
+/** Everything that runs pods: the services' Deployments and the NATS StatefulSet. */
+const workloads = (objects: Manifest[]) => [...deployments(objects), ...deployments(objects, "StatefulSet")];
 const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
   Object.entries(selector).every(([key, value]) => labels[key] === value);
+
+/** The gateway's config file from its ConfigMap. */
+function gatewayConfig(objects: Manifest[]) {
+  const map = ofKind(objects, "ConfigMap").find((m) => m.metadata.name === "gateway-config")!;
+  return configFromConfigMap(map, "gateway.json5", { GATEWAY_TOKEN: ENV_PLACEHOLDER });
+}
 
 /** Secrets an operator creates by hand: the README's `kubectl create secret generic <name>` lines. */
 function documentedSecrets(): Set<string> {
@@ -129,13 +137,13 @@ describe("k8s manifests", () => {
 
   it("select their pods: Deployment selectors, Services, PodDisruptionBudgets and their ports", () => {
     const objects = RENDERS.base;
-    const pods = deployments(objects).map((d) => ({ ...d, labels: d.spec.template.metadata.labels }));
+    const pods = workloads(objects).map((d) => ({ ...d, labels: d.spec.template.metadata.labels }));
     for (const d of pods) expect(matches(d.spec.selector.matchLabels, d.labels), `${d.name} selector`).toBe(true);
     for (const selecting of [...ofKind(objects, "PodDisruptionBudget"), ...ofKind(objects, "Service")]) {
       const spec = selecting.spec as { selector: Record<string, string> & { matchLabels?: Record<string, string> } };
       const selector = spec.selector.matchLabels ?? spec.selector;
       const targets = pods.filter((d) => matches(selector, d.labels));
-      expect(targets.length, `${selecting.kind}/${selecting.metadata.name} selects one Deployment's pods`).toBe(1);
+      expect(targets.length, `${selecting.kind}/${selecting.metadata.name} selects one workload's pods`).toBe(1);
       if (selecting.kind !== "Service") continue;
       const containerPorts = targets[0]!.spec.template.spec.containers.flatMap((c) => c.ports ?? []);
       for (const port of (selecting.spec as { ports: Array<{ targetPort: string | number }> }).ports) {
@@ -162,7 +170,7 @@ describe("k8s manifests", () => {
   });
 
   it("scale the runners on the run queue that the runners consume (KEDA nats-jetstream trigger)", () => {
-    const config = configFromConfigMap(ofKind(RENDERS.keda, "ConfigMap")[0]!, "gateway.json5", { GATEWAY_TOKEN: ENV_PLACEHOLDER });
+    const config = gatewayConfig(RENDERS.keda);
     const scaled = ofKind(RENDERS.keda, "ScaledObject")[0]!;
     const triggers = (scaled.spec as { triggers: Array<{ type: string; metadata: Record<string, string> }> }).triggers;
     const jetstream = triggers.find((t) => t.type === "nats-jetstream");
@@ -177,7 +185,7 @@ describe("k8s manifests", () => {
 
   it("probe gRPC health natively on the configured port, readiness per service and liveness apart", () => {
     const objects = RENDERS.base;
-    const config = configFromConfigMap(ofKind(objects, "ConfigMap")[0]!, "gateway.json5", { GATEWAY_TOKEN: ENV_PLACEHOLDER });
+    const config = gatewayConfig(objects);
     expect(config.ops.healthPort).toBeDefined();
     expect(config.ops.metricsPort).toBeDefined();
     for (const d of deployments(objects)) {
@@ -227,7 +235,7 @@ describe("k8s manifests", () => {
 
   it("run as the image's numeric non-root user, without privileges, and stop after the drain deadline", () => {
     const objects = RENDERS.base;
-    const config = configFromConfigMap(ofKind(objects, "ConfigMap")[0]!, "gateway.json5", { GATEWAY_TOKEN: ENV_PLACEHOLDER });
+    const config = gatewayConfig(objects);
     const { uid, gid } = imageUser();
     expect(uid).toBeGreaterThan(0);
     const images = new Set((readKustomization(K8S).images ?? []).map((i) => i.name));
@@ -251,5 +259,45 @@ describe("k8s manifests", () => {
         );
       }
     }
+  });
+
+  it("run a NATS cluster with JetStream on every node, as many nodes as the streams have replicas", () => {
+    const objects = RENDERS.base;
+    const config = gatewayConfig(objects);
+    const [nats] = deployments(objects, "StatefulSet").filter((d) => d.name === "nats");
+    expect(nats, "a StatefulSet nats").toBeDefined();
+    const spec = nats!.spec as DeploymentSpec & { replicas: number; serviceName: string; volumeClaimTemplates: Array<{ metadata: { name: string } }> };
+    // R3 needs three nodes; an odd count keeps a majority when one is away.
+    expect(config.nats.replicas).toBe(3);
+    expect(spec.replicas).toBeGreaterThanOrEqual(config.nats.replicas);
+    expect(spec.replicas % 2).toBe(1);
+    const [container] = spec.template.spec.containers;
+    const ports = new Map((container!.ports ?? []).map((p) => [p.name, p.containerPort]));
+    // The gateway's URL reaches the client port through the client Service.
+    const url = new URL(config.nats.url);
+    const client = ofKind(objects, "Service").find((svc) => svc.metadata.name === url.hostname)!;
+    expect((client.spec as { ports: Array<{ port: number; targetPort: string }> }).ports).toContainEqual(
+      expect.objectContaining({ port: Number(url.port), targetPort: "client" }),
+    );
+    // Every pod is a route, by its stable name under the headless Service, on the cluster port.
+    const conf = ofKind(objects, "ConfigMap").find((m) => m.metadata.name === "nats-config")!.data as { "nats.conf": string };
+    const text = conf["nats.conf"];
+    const headless = ofKind(objects, "Service").find((svc) => svc.metadata.name === spec.serviceName)!;
+    expect((headless.spec as { clusterIP?: string; publishNotReadyAddresses?: boolean })).toMatchObject({ clusterIP: "None", publishNotReadyAddresses: true });
+    const routes = [...text.matchAll(/nats:\/\/([a-z0-9-]+)\.([a-z0-9-]+):(\d+)/g)].map((m) => ({ pod: m[1], svc: m[2], port: Number(m[3]) }));
+    expect(routes).toEqual(Array.from({ length: spec.replicas }, (_, i) => ({ pod: `nats-${i}`, svc: spec.serviceName, port: ports.get("cluster") })));
+    expect(text).toMatch(new RegExp(`cluster \\{[^}]*port: ${ports.get("cluster")}`));
+    expect(text).toMatch(new RegExp(`^port: ${ports.get("client")}$`, "m"));
+    expect(text).toMatch(new RegExp(`^http_port: ${ports.get("monitor")}$`, "m"));
+    // JetStream stores on the pod's own volume, and every node names itself (JetStream needs it).
+    const storeDir = /store_dir: (\S+)/.exec(text)?.[1];
+    const mount = container!.volumeMounts?.find((m) => m.mountPath === storeDir);
+    expect(spec.volumeClaimTemplates.map((v) => v.metadata.name)).toContain(mount?.name);
+    expect(text).toMatch(/server_name: \$POD_NAME/);
+    // Large enough for the edge's largest frame, which travels on the bus with an envelope.
+    const maxPayload = /max_payload: (\d+)MB/.exec(text)?.[1];
+    expect(Number(maxPayload) * 1_048_576).toBeGreaterThan(config.gateway.limits.maxFrameBytes);
+    const pdb = ofKind(objects, "PodDisruptionBudget").find((p) => p.metadata.name === "nats")!;
+    expect(pdb.spec).toMatchObject({ maxUnavailable: 1 });
   });
 });

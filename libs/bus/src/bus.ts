@@ -1,3 +1,5 @@
+import { GatewayError } from "@gw/contracts";
+
 /**
  * The Bus port: request/reply with a deadline, queue-group handlers, publish and
  * broadcast subscriptions. Implemented over NATS (distributed) and in process
@@ -48,6 +50,13 @@ export interface Bus {
   flush(): Promise<void>;
   isHealthy(): boolean;
   close(): Promise<void>;
+}
+
+/** What `request` rejects with when nobody handles the subject: the request ran nowhere. */
+export class NoServiceAnswers extends GatewayError {
+  constructor(subject: string) {
+    super("UNAVAILABLE", `no service answers ${subject}`);
+  }
 }
 
 /** Called with any error a handler throws that is not a GatewayError, so it can be logged. */

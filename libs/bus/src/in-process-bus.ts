@@ -1,4 +1,5 @@
 import { GatewayError, isGatewayError } from "@gw/contracts";
+import { NoServiceAnswers } from "./bus.js";
 import type {
   Bus,
   BusObserver,
@@ -10,7 +11,9 @@ import type {
   Unsubscribe,
 } from "./bus.js";
 import { toCallerError } from "./reply.js";
+import { tracingEnabled } from "./spans.js";
 import { subjectMatches } from "./subject-match.js";
+import { currentTrace, runInTrace, startSpan, type TraceContext } from "./trace-context.js";
 
 interface Registration<H> {
   pattern: string;
@@ -108,6 +111,10 @@ function metered(handler: RequestHandler, method: string, observer: BusObserver)
   };
 }
 
+function childSpanHandler(handler: RequestHandler, trace: TraceContext): RequestHandler {
+  return (data, ctx) => runInTrace(startSpan(trace), () => handler(data, ctx));
+}
+
 /** The embedded-mode bus: same semantics as the NATS bus, without a network. */
 export class InProcessBus implements Bus {
   private readonly handlers = new Registry<RequestHandler>();
@@ -122,10 +129,14 @@ export class InProcessBus implements Bus {
   async request(subject: string, data: Uint8Array, opts: RequestOptions): Promise<Uint8Array> {
     if (this.closed) throw new GatewayError("UNAVAILABLE", "the bus is closed");
     const [target] = this.handlers.targets(subject);
-    if (target === undefined) throw new GatewayError("UNAVAILABLE", `no service answers ${subject}`);
+    if (target === undefined) throw new NoServiceAnswers(subject);
     const deadline = Date.now() + opts.timeoutMs;
     // Copy the payload so a handler can never alias the caller's buffer, as over a wire.
     const copy = data.slice();
+    // With span export on, the handler runs in a span of its own (a child of the caller's), as
+    // over NATS; off, it runs in the caller's trace, which names the same request.
+    const trace = tracingEnabled() ? currentTrace() : undefined;
+    const call = trace === undefined ? target.handler : childSpanHandler(target.handler, trace);
     return new Promise<Uint8Array>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new GatewayError("TIMEOUT", `no reply on ${subject} within ${opts.timeoutMs} ms`)),
@@ -143,7 +154,7 @@ export class InProcessBus implements Bus {
       queueMicrotask(() => {
         let reply: Uint8Array | Promise<Uint8Array>;
         try {
-          reply = target.handler(copy, { subject, deadline });
+          reply = call(copy, { subject, deadline });
         } catch (err) {
           fail(err);
           return;

@@ -9,12 +9,31 @@ export type {
   RequestOptions,
   Unsubscribe,
 } from "./bus.js";
+export { NoServiceAnswers } from "./bus.js";
 export { InProcessBus } from "./in-process-bus.js";
 export { NatsBus } from "./nats-bus.js";
 export { RequestMux } from "./nats-request-mux.js";
 export { connectNats, type NatsConnectOptions } from "./nats-connection.js";
 export { callRpc, defineRpc, type MessageCodec, type RpcDefinition, serveRpc } from "./rpc.js";
-export { createSubjects, decodeSubjectToken, encodeSubjectToken, type Subjects } from "./subjects.js";
+export {
+  createSubjects,
+  decodeSubjectToken,
+  encodeSubjectToken,
+  RUN_EVENT_PARTS,
+  type RunEventPart,
+  type RunEventScope,
+  type Subjects,
+} from "./subjects.js";
+export {
+  beginSpan,
+  type EndedSpan,
+  installSpanSink,
+  OpenSpan,
+  type SpanAttributeValue,
+  type SpanKind,
+  type SpanSink,
+  tracingEnabled,
+} from "./spans.js";
 export {
   currentTrace,
   formatTraceparent,

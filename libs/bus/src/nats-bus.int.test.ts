@@ -53,6 +53,18 @@ describe("NATS bus health", () => {
     expect(bus.isHealthy()).toBe(false);
   });
 
+  it("turns a flush cut short by the lost connection into UNAVAILABLE, not nats.js's text", async () => {
+    const bus = new NatsBus(await connectNats({ url: server.url }));
+    await server.kill("SIGKILL");
+    await waitFor(() => (bus.isHealthy() ? undefined : true), { what: "bus to notice the outage" });
+    // nats.js rejects the flush's ping at its next reconnect attempt ("connection disconnected").
+    await expect(bus.flush()).rejects.toMatchObject({ code: "UNAVAILABLE", message: "the bus connection dropped; try again" });
+    await server.start();
+    await waitFor(() => (bus.isHealthy() ? true : undefined), { what: "bus to reconnect", timeoutMs: 15_000 });
+    await bus.flush();
+    await bus.close();
+  });
+
   it("rejects start-up with a clear message when NATS is unreachable", async () => {
     await expect(connectNats({ url: "nats://127.0.0.1:1", connectTimeoutMs: 500 })).rejects.toThrow(
       /cannot connect to NATS at nats:\/\/127\.0\.0\.1:1/,

@@ -111,7 +111,13 @@ export class NatsBus implements Bus {
   }
 
   async flush(): Promise<void> {
-    await this.nc.flush();
+    try {
+      await this.nc.flush();
+    } catch (cause) {
+      // nats.js fails a flush in flight when the connection drops ("connection disconnected"):
+      // the caller gets the catalogue's retryable error, never the library's text.
+      throw new GatewayError("UNAVAILABLE", "the bus connection dropped; try again", { cause });
+    }
   }
 
   isHealthy(): boolean {

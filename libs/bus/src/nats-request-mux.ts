@@ -1,4 +1,5 @@
 import { GatewayError } from "@gw/contracts";
+import { NoServiceAnswers } from "./bus.js";
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/nats-core";
 
 interface Pending {
@@ -71,7 +72,7 @@ export class RequestMux {
     clearTimeout(waiting.timer);
     // The server answers a request nobody subscribes to with an empty 503 status message.
     if (msg.data.length === 0 && msg.headers?.code === 503)
-      waiting.reject(new GatewayError("UNAVAILABLE", `no service answers ${waiting.subject}`));
+      waiting.reject(new NoServiceAnswers(waiting.subject));
     else waiting.resolve(msg);
   }
 }

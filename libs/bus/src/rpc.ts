@@ -1,6 +1,7 @@
 import type { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { encodeMessage, GatewayError } from "@gw/contracts";
 import type { Bus, RequestContext, Unsubscribe } from "./bus.js";
+import { beginSpan } from "./spans.js";
 import type { Subjects } from "./subjects.js";
 
 /** The shape ts-proto generates for every message. */
@@ -12,6 +13,8 @@ export interface MessageCodec<T> {
 export interface RpcDefinition<Req, Res> {
   service: string;
   method: string;
+  /** The service that serves it, when `service` is a subject group of it (a sessions partition); else `service`. */
+  owner?: string;
   request: MessageCodec<Req>;
   response: MessageCodec<Res>;
 }
@@ -41,19 +44,39 @@ export async function callRpc<Req, Res>(
   return decodeOrThrow(def.response, bytes, `${def.method} reply`);
 }
 
-/** Serves a typed RPC in the service's queue group, so replicas share the load. */
+/**
+ * Serves a typed RPC in the service's queue group, so replicas share the load. Each request is
+ * a server span of the service when tracing is on (both buses run a handler in a span of its own,
+ * a child of the caller's).
+ */
 export function serveRpc<Req, Res>(
   bus: Bus,
   subjects: Subjects,
   def: RpcDefinition<Req, Res>,
   handler: (request: Req, ctx: RequestContext) => Promise<Res> | Res,
 ): Unsubscribe {
+  const method = `${def.service}.${def.method}`;
+  const serve = async (data: Uint8Array, ctx: RequestContext) => {
+    const request = decodeOrThrow(def.request, data, `${def.method} request`);
+    return encodeMessage(def.response, await handler(request, ctx));
+  };
   return bus.handle(
     subjects.rpc(def.service, def.method),
-    async (data, ctx) => {
-      const request = decodeOrThrow(def.request, data, `${def.method} request`);
-      return encodeMessage(def.response, await handler(request, ctx));
+    (data, ctx) => {
+      const span = beginSpan(def.owner ?? def.service, method, "server");
+      if (span === undefined) return serve(data, ctx);
+      span.set("rpc.system", "nats").set("rpc.service", def.service).set("rpc.method", def.method);
+      return serve(data, ctx).then(
+        (reply) => {
+          span.end();
+          return reply;
+        },
+        (err: unknown) => {
+          span.end(err instanceof GatewayError ? err.code : "INTERNAL");
+          throw err;
+        },
+      );
     },
-    { queue: def.service, method: `${def.service}.${def.method}` },
+    { queue: def.service, method },
   );
 }

@@ -1,4 +1,21 @@
 /**
+ * The parts of a run's events, each on a subject of its own so an edge subscribes only to what
+ * its sockets want (DESIGN §6, docs/scaling.md): `life` the lifecycle events (every control
+ * connection gets them), `out` the assistant and tool events (only those who asked), `final`
+ * the run's recorded outcome with its terminal event (only those waiting on the run).
+ */
+export const RUN_EVENT_PARTS = ["life", "out", "final"] as const;
+export type RunEventPart = (typeof RUN_EVENT_PARTS)[number];
+
+/** Which run event subjects: a field left out matches any (a `*` token). */
+export interface RunEventScope {
+  startedBy?: string;
+  sessionKey?: string;
+  runId?: string;
+  part?: RunEventPart;
+}
+
+/**
  * Subject names (DESIGN §4). The prefix is configurable so several gateways can
  * share one NATS account.
  */
@@ -11,11 +28,15 @@ export interface Subjects {
   /** Reaches every listener of a broadcast topic (for example `session`, `run.abort`). */
   broadcast(topic: string): string;
   /**
-   * One run's event stream, named after the edge that started it and the run:
-   * `runEvents(edgeId, "*")` is every run that edge started, `runEvents("*", runId)` one run
-   * wherever it started, `runEvents("*", "*")` every run.
+   * A run's events: `<prefix>.run.<startedBy>.<session>.<run>.<part>`, named after the edge that
+   * started the run, its session, the run and the part (RunEventPart). With every field given it
+   * is the subject a publisher uses; a field left out is a wildcard, so `{ startedBy }` is every
+   * run that edge started, `{ runId }` one run wherever it started, `{ sessionKey, part: "out" }`
+   * the output of every run on a session, `{ part: "life" }` every run's lifecycle.
    */
-  runEvents(startedBy: string, runId: string): string;
+  runEvents(scope: RunEventScope): string;
+  /** What every run event subject matches (the event log's stream, `<prefix>.run.>`). */
+  allRunEvents(): string;
   /** Announces that a session's run lock was released, to the runs waiting for it. */
   sessionLockReleased(sessionKey: string): string;
 }
@@ -40,9 +61,9 @@ function checkToken(kind: string, value: string): string {
   return value;
 }
 
-/** A run subject token: `*` as is, a missing edge id as `_` (no base64url of anything is one character). */
-function runToken(value: string): string {
-  if (value === "*") return "*";
+/** A run subject token: undefined as `*`, an empty edge id as `_` (no base64url of anything is one character). */
+function runToken(value: string | undefined): string {
+  if (value === undefined) return "*";
   return value === "" ? "_" : encodeSubjectToken(value);
 }
 
@@ -55,7 +76,9 @@ export function createSubjects(prefix = "gw"): Subjects {
     edgeRpc: (edgeId, method) =>
       `${prefix}.edge.${checkToken("edge id", edgeId)}.rpc.${checkToken("method", method)}`,
     broadcast: (topic) => `${prefix}.bcast.${checkToken("topic", topic)}`,
-    runEvents: (startedBy, runId) => `${prefix}.run.${runToken(startedBy)}.${runToken(runId)}.events`,
+    runEvents: (scope) =>
+      `${prefix}.run.${runToken(scope.startedBy)}.${runToken(scope.sessionKey)}.${runToken(scope.runId)}.${scope.part ?? "*"}`,
+    allRunEvents: () => `${prefix}.run.>`,
     sessionLockReleased: (sessionKey) => `${prefix}.runlock.${encodeSubjectToken(sessionKey)}.released`,
   };
 }

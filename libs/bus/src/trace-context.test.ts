@@ -45,7 +45,7 @@ describe("trace context", () => {
     expect(startSpan().traceId).not.toBe(fresh.traceId);
   });
 
-  it("follows async work, and gives requests sent from it a child span of the same trace", async () => {
+  it("follows async work, and names its span as the parent of requests sent from it", async () => {
     expect(currentTrace()).toBeUndefined();
     expect(outgoingTraceparent()).toBeUndefined();
     expect(traceLogFields()).toEqual({});
@@ -56,8 +56,29 @@ describe("trace context", () => {
       expect(traceLogFields()).toEqual({ reqId: `req_${trace.traceId}` });
       const sent = parseTraceparent(outgoingTraceparent());
       expect(sent?.traceId).toBe(trace.traceId);
-      expect(sent?.spanId).not.toBe(trace.spanId);
+      expect(sent?.spanId).toBe(trace.spanId);
+      const received = startSpan(outgoingTraceparent());
+      expect(received.parentSpanId).toBe(trace.spanId);
+      expect(received.spanId).not.toBe(trace.spanId);
     });
     expect(currentTrace()).toBeUndefined();
+  });
+});
+
+describe("new trace and span ids", () => {
+  it("are lowercase hex of the right length, distinct, and drawn across pool refills", () => {
+    const traces = new Set<string>();
+    const spans = new Set<string>();
+    // 2,000 spans of 24 bytes each pass through the 8 KiB pool several times.
+    for (let i = 0; i < 2_000; i++) {
+      const span = startSpan();
+      expect(span.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(span.spanId).toMatch(/^[0-9a-f]{16}$/);
+      expect(/^0+$/.test(span.traceId) || /^0+$/.test(span.spanId)).toBe(false);
+      traces.add(span.traceId);
+      spans.add(span.spanId);
+    }
+    expect(traces.size).toBe(2_000);
+    expect(spans.size).toBe(2_000);
   });
 });

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { randomUUID } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 
 /**
  * The W3C trace context (https://www.w3.org/TR/trace-context/) a request carries across
@@ -13,6 +13,8 @@ export interface TraceContext {
   traceId: string;
   /** This hop's span: 16 lowercase hex digits, never all zero. */
   spanId: string;
+  /** The span this one continues (the sender's, or the client's `traceparent`); absent at a trace's root. */
+  parentSpanId?: string;
   sampled: boolean;
 }
 
@@ -22,17 +24,28 @@ const storage = new AsyncLocalStorage<TraceContext>();
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 /**
- * Random ids from randomUUID, which draws from a cached pool of random bytes: an id per request
- * costs a tenth of a randomBytes call. Its fixed version digits keep the ids from being all zero.
+ * Random ids drawn from a pool of random bytes refilled 8 KiB at a time: every request gets a
+ * trace id and a span id, and a hex slice of the pool costs about a quarter of a randomUUID
+ * (which formats and strips a UUID per call).
  */
-function traceIdHex(): string {
-  return randomUUID().replaceAll("-", "");
+const pool = Buffer.alloc(8192);
+let poolOffset = pool.length;
+
+/** `bytes` random bytes as lowercase hex, never all zero (W3C trace context forbids it). */
+function randomHex(bytes: number): string {
+  for (;;) {
+    if (poolOffset + bytes > pool.length) {
+      randomFillSync(pool);
+      poolOffset = 0;
+    }
+    const start = poolOffset;
+    poolOffset += bytes;
+    for (let i = start; i < poolOffset; i++) if (pool[i] !== 0) return pool.toString("hex", start, poolOffset);
+  }
 }
 
-function spanIdHex(): string {
-  const uuid = randomUUID();
-  return uuid.slice(0, 8) + uuid.slice(14, 18) + uuid.slice(19, 23);
-}
+const traceIdHex = () => randomHex(16);
+const spanIdHex = () => randomHex(8);
 
 /** A `traceparent` value, or undefined when it is malformed (version ff, all-zero ids). */
 export function parseTraceparent(value: string | undefined): TraceContext | undefined {
@@ -47,10 +60,26 @@ export function formatTraceparent(trace: TraceContext): string {
   return `00-${trace.traceId}-${trace.spanId}-${trace.sampled ? "01" : "00"}`;
 }
 
-/** A new span: in the trace of `parent` (a context or a received `traceparent`), else in a new trace. */
+/** The share of new traces marked sampled (recorded when span export is on); 0 while it is off. */
+let rootSampleRatio = 0;
+
+/** Set by span export (spans.ts): new traces are sampled with this probability. */
+export function setRootSampleRatio(ratio: number): void {
+  rootSampleRatio = ratio;
+}
+
+function sampleRoot(): boolean {
+  return rootSampleRatio > 0 && (rootSampleRatio >= 1 || Math.random() < rootSampleRatio);
+}
+
+/**
+ * A new span: a child of `parent` (a context or a received `traceparent`) in its trace, keeping
+ * its sampled flag; else the root of a new trace, sampled as span export's ratio says.
+ */
 export function startSpan(parent?: TraceContext | string): TraceContext {
   const from = typeof parent === "string" ? parseTraceparent(parent) : parent;
-  return { traceId: from?.traceId ?? traceIdHex(), spanId: spanIdHex(), sampled: from?.sampled ?? false };
+  if (from === undefined) return { traceId: traceIdHex(), spanId: spanIdHex(), sampled: sampleRoot() };
+  return { traceId: from.traceId, spanId: spanIdHex(), parentSpanId: from.spanId, sampled: from.sampled };
 }
 
 /** Runs `fn` (and everything it starts) in `trace`. */
@@ -63,10 +92,13 @@ export function currentTrace(): TraceContext | undefined {
   return storage.getStore();
 }
 
-/** The `traceparent` header for a request sent from the current trace: a child span of it. */
+/**
+ * The `traceparent` header for a request sent from the current trace: the current span as its
+ * parent, so the receiver's span is a child of the span that sent it (an exported trace links).
+ */
 export function outgoingTraceparent(): string | undefined {
   const trace = storage.getStore();
-  return trace === undefined ? undefined : formatTraceparent(startSpan(trace));
+  return trace === undefined ? undefined : formatTraceparent(trace);
 }
 
 /** A trace's request id, as clients (`x-request-id`) and log lines (`reqId`) show it. */

@@ -93,8 +93,16 @@ export interface ChannelAdapter {
   readonly inbound?: InboundEndpoint;
   /** Polling and gateway platforms: reads the account's messages (one reader per account). */
   readonly receiver?: ChannelReceiver;
-  /** Shows "typing…" in a chat until the next message or a few seconds pass, where the platform can. */
-  typing?(chat: string, threadId: string | undefined, signal: AbortSignal): Promise<void>;
+  /**
+   * Shows "typing…" in a chat until the next message or a few seconds pass, where the platform
+   * can. `replyingTo` is the eventId of the inbound message being answered, for platforms whose
+   * indicator hangs off it (WhatsApp); without it they show nothing.
+   */
+  typing?(chat: string, threadId: string | undefined, signal: AbortSignal, replyingTo?: string): Promise<void>;
+  /** How often a showing indicator is renewed (default 4 s: Telegram's fades after 5 s). */
+  readonly typingRenewMs?: number;
+  /** Hides "typing…" at once where the platform can; elsewhere it fades, or the answer clears it. */
+  stopTyping?(chat: string, threadId: string | undefined, signal: AbortSignal): Promise<void>;
 }
 
 /** One account of one configured channel, as a plugin factory receives it. */

@@ -6,6 +6,26 @@
  * messages land in delivery's inbound sink, which stores them durably before anything else.
  */
 
+/**
+ * A file sent with an inbound message, as the platform describes it. Delivery never downloads
+ * it: runs and sessions carry text, so the agent reads this description. `url` is set only
+ * where the platform's URL carries no credential of ours (a Telegram file URL holds the bot
+ * token, so Telegram gives only its `file_id`).
+ */
+export interface InboundAttachment {
+  /** image, video, audio, voice, document, sticker or file. */
+  kind: string;
+  /** The file's name, when the platform has one. */
+  name?: string;
+  mimeType?: string;
+  /** Bytes, when the platform says. */
+  size?: number;
+  /** Where the platform serves it (Discord CDN, Slack `url_private`, which needs the bot token). */
+  url?: string;
+  /** The platform's id for it (Telegram file_id, WhatsApp media id, Signal or BlueBubbles attachment id). */
+  id?: string;
+}
+
 /** One message a person (or a bot) wrote, as delivery needs it. */
 export interface InboundMessage {
   /**
@@ -30,8 +50,8 @@ export interface InboundMessage {
   fromBot: boolean;
   /** The text; mentions of the bot removed where the platform marks them. */
   text: string;
-  /** Attachments the platform hands out as URLs. */
-  mediaUrls?: string[];
+  /** Files that came with it, described (never downloaded: the agent reads text). */
+  attachments?: InboundAttachment[];
   /** When the platform says it was sent, epoch ms. */
   sentAt: number;
 }

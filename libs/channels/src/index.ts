@@ -48,6 +48,7 @@ export {
 export { chunkText, MIN_CHUNK_LIMIT } from "./chunk/chunk-text.js";
 export type {
   ChannelReceiver,
+  InboundAttachment,
   InboundEndpoint,
   InboundMessage,
   InboundReply,

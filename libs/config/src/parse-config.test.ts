@@ -39,6 +39,7 @@ describe("defaults", () => {
       preConnectTimeoutMs: 10_000,
       maxConnectionsPerIp: 256,
       maxInFlightPerConnection: 64,
+      maxSubscriptionsPerConnection: 256,
       maxSendBufferBytes: 4_194_304,
       httpRequestTimeoutMs: 30_000,
     });
@@ -66,8 +67,8 @@ describe("defaults", () => {
     });
     expect(config.models.providers).toEqual({});
     expect(config.channels).toEqual({});
-    expect(config.nats).toEqual({ url: "nats://127.0.0.1:4222", subjectPrefix: "gw" });
-    expect(config.redis).toEqual({ url: "redis://127.0.0.1:6379", keyPrefix: "gw:" });
+    expect(config.nats).toEqual({ url: "nats://127.0.0.1:4222", subjectPrefix: "gw", replicas: 1 });
+    expect(config.redis).toEqual({ url: "redis://127.0.0.1:6379", nodes: [], keyPrefix: "gw:" });
     expect(config.ops).toEqual({ shutdownTimeoutMs: 10_000, logLevel: "info", accessLog: true });
   });
 

@@ -23,6 +23,10 @@ const InboundSchema = z
     timeoutMs: positiveInt.default(10_000),
     // How long a pairing code sent to an unknown sender can be approved.
     pairingTtlSeconds: positiveInt.default(3_600),
+    // What the person is told when the agent's run for their message fails (model error, runner
+    // lost) or runs out of time; "" sends nothing. The failure is logged and in channels.status.
+    failureReply: z.string().max(1_000).default("Sorry, something went wrong and I could not answer that. Please try again in a moment."),
+    timeoutReply: z.string().max(1_000).default("Sorry, that took too long and I had to stop. Please try again, perhaps with a shorter request."),
   })
   .prefault({});
 

@@ -43,6 +43,7 @@ const LimitsSchema = z
     // client can take from an edge.
     maxConnectionsPerIp: positiveInt.default(256),
     maxInFlightPerConnection: positiveInt.default(64),
+    maxSubscriptionsPerConnection: positiveInt.default(256),
     maxSendBufferBytes: positiveInt.default(4_194_304),
     httpRequestTimeoutMs: positiveInt.default(30_000),
   })

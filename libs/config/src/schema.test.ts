@@ -235,6 +235,44 @@ describe("gateway", () => {
     const issues = issuesOf(`{ gateway: { port: 65536 }, ops: { healthPort: 1.5, logLevel: "verbose" } }`);
     expect(issues.map((issue) => issue.path)).toEqual(["gateway.port", "ops.healthPort", "ops.logLevel"]);
   });
+
+  it("leaves tracing off unless ops.tracing names an OTLP endpoint, and checks its values", () => {
+    expect(parseConfig("{}", { env: {} }).ops.tracing).toBeUndefined();
+    const on = parseConfig(`{ ops: { tracing: { otlpEndpoint: "http://127.0.0.1:4318/v1/traces" } } }`, { env: {} });
+    expect(on.ops.tracing).toEqual({ otlpEndpoint: "http://127.0.0.1:4318/v1/traces", serviceNamePrefix: "gateway-", sampleRatio: 1 });
+    expect(issuesOf(`{ ops: { tracing: {} } }`).map((issue) => issue.path)).toEqual(["ops.tracing.otlpEndpoint"]);
+    const bad = issuesOf(
+      `{ ops: { tracing: { otlpEndpoint: "grpc://collector:4317", serviceNamePrefix: "a b", sampleRatio: 1.5, protocol: "grpc" } } }`,
+    );
+    expect(bad.map((issue) => issue.path).sort()).toEqual([
+      "ops.tracing.otlpEndpoint",
+      "ops.tracing.protocol",
+      "ops.tracing.sampleRatio",
+      "ops.tracing.serviceNamePrefix",
+    ]);
+    expect(bad.find((issue) => issue.path === "ops.tracing.otlpEndpoint")?.message).toMatch(/OTLP\/HTTP traces endpoint/);
+  });
+});
+
+describe("nats and redis", () => {
+  it("bounds nats.replicas", () => {
+    expect(parseConfig(`{ nats: { replicas: 3 } }`, { env: {} }).nats.replicas).toBe(3);
+    expect(issuesOf(`{ nats: { replicas: 0 } }`).map((issue) => issue.path)).toEqual(["nats.replicas"]);
+    expect(issuesOf(`{ nats: { replicas: 7 } }`).map((issue) => issue.path)).toEqual(["nats.replicas"]);
+  });
+
+  it("takes either one Redis URL or cluster nodes sharing scheme and credentials", () => {
+    const nodes = `["redis://:pw@10.0.0.1:6379", "redis://:pw@10.0.0.2:6379"]`;
+    expect(parseConfig(`{ redis: { nodes: ${nodes} } }`, { env: {} }).redis.nodes).toHaveLength(2);
+    expect(issuesOf(`{ redis: { url: "redis://10.0.0.9:6379", nodes: ${nodes} } }`).map((i) => i.path)).toEqual(["redis.nodes"]);
+    const mixed = issuesOf(`{ redis: { nodes: ["redis://:pw@10.0.0.1:6379", "rediss://:pw@10.0.0.2:6379", "redis://:x@10.0.0.3:6379"] } }`);
+    expect(mixed.map((issue) => issue.path)).toEqual(["redis.nodes[1]", "redis.nodes[2]"]);
+    expect(issuesOf(`{ redis: { nodes: ["http://10.0.0.1"] } }`).map((issue) => issue.path)).toEqual(["redis.nodes[0]"]);
+  });
+
+  it("refuses braces in redis.keyPrefix, which would pin every key to one cluster slot", () => {
+    expect(issuesOf(`{ redis: { keyPrefix: "{gw}:" } }`).map((issue) => issue.path)).toEqual(["redis.keyPrefix"]);
+  });
 });
 
 describe("GatewayConfigSchema", () => {

@@ -7,6 +7,7 @@ import { GatewaySectionSchema } from "./schema-gateway.js";
 import { HooksSectionSchema } from "./schema-hooks.js";
 import { NatsSectionSchema, OpsSectionSchema, RedisSectionSchema } from "./schema-infra.js";
 import { RunnerSectionSchema } from "./schema-runner.js";
+import { SessionsSectionSchema } from "./schema-sessions.js";
 import { BUILTIN_PROVIDER, ModelsSectionSchema } from "./schema-models.js";
 
 /**
@@ -21,6 +22,7 @@ export const GatewayConfigSchema = z
     agents: AgentsSectionSchema,
     models: ModelsSectionSchema,
     runner: RunnerSectionSchema,
+    sessions: SessionsSectionSchema,
     channels: ChannelsSectionSchema,
     delivery: DeliverySectionSchema,
     nats: NatsSectionSchema,

@@ -1,5 +1,6 @@
 import { type Bus, connectNats, createSubjects, NatsBus, type Subjects, traceLogFields } from "@gw/bus";
 import { collectSecrets, defaultConfig, type GatewayConfig, loadConfigFile } from "@gw/config";
+import { GATEWAY_VERSION } from "@gw/contracts";
 import {
   createLogger,
   createMetrics,
@@ -13,6 +14,7 @@ import { createRedisFastStore, type FastStore } from "@gw/store";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { type CommonArgs, parseCommonArgs } from "./args.js";
 import { busErrorSink, busObserver, redisErrorSink, watchNatsStatus } from "./observability.js";
+import { startTracing } from "./tracing.js";
 
 export interface HostOptions {
   service: string;
@@ -69,6 +71,9 @@ export async function startHost(opts: HostOptions): Promise<ServiceHost & { fast
   const shutdown = new Shutdown({ logger, timeoutMs: config.ops.shutdownTimeoutMs });
   shutdown.onSignals();
   const metrics = createMetrics({ service: opts.service });
+  // Closed last: spans recorded while the service drains still leave.
+  const stopTracing = startTracing({ config, logger, metrics, version: GATEWAY_VERSION });
+  if (stopTracing !== undefined) shutdown.add("tracing", stopTracing);
 
   const nc = await connectNats({ url: config.nats.url, name: opts.service });
   const bus = new NatsBus(nc, busErrorSink(logger, metrics), busObserver(metrics, logger));
@@ -80,12 +85,14 @@ export async function startHost(opts: HostOptions): Promise<ServiceHost & { fast
   if (opts.needs.fastStore) {
     fastStore = await createRedisFastStore({
       url: config.redis.url,
+      nodes: config.redis.nodes,
       keyPrefix: config.redis.keyPrefix,
       onError: redisErrorSink(logger, metrics),
     });
     const store = fastStore;
     shutdown.add("redis", () => store.close());
-    logger.info({ url: config.redis.url }, "connected to Redis");
+    const where = config.redis.nodes.length > 0 ? { nodes: config.redis.nodes } : { url: config.redis.url };
+    logger.info(where, "connected to Redis");
   }
   const isHealthy = () => !shutdown.draining && bus.isHealthy() && (fastStore?.isHealthy() ?? true);
 

@@ -11,3 +11,4 @@ export {
   startOpsServers,
 } from "./host.js";
 export { busErrorSink, busObserver, redisErrorSink } from "./observability.js";
+export { startTracing } from "./tracing.js";

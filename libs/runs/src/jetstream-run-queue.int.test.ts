@@ -118,6 +118,42 @@ describe("JetStreamRunQueue when a runner process vanishes", () => {
   }, 60_000);
 });
 
+describe("JetStreamRunQueue consumers", () => {
+  it("take every run through one inbox for their whole life, however many runs pass", async () => {
+    const prefix = uniquePrefix();
+    const [edgeNc, runnerNc] = await Promise.all([connectTo(nats), connectTo(nats)]);
+    const subscribed: string[] = [];
+    const subscribe = runnerNc.subscribe.bind(runnerNc);
+    runnerNc.subscribe = (subject, opts) => {
+      subscribed.push(subject);
+      return subscribe(subject, opts);
+    };
+    const edge = new JetStreamRunQueue(edgeNc, { prefix });
+    const runner = new ScriptedRunner();
+    const consumer = new JetStreamRunQueue(runnerNc, { prefix }).consume(runner.handler, { maxConcurrent: 2 });
+    try {
+      const ids = Array.from({ length: 30 }, (_, i) => `inbox-${i}`);
+      for (const id of ids) await edge.submit(runRequest(id));
+      // Two slots: the runner asks again each time one frees, 15 rounds at least.
+      while (runner.taken.length < ids.length) {
+        await waitFor(() => (runner.inHand().length > 0 ? true : undefined), { timeoutMs: 10_000, what: "a run in hand" });
+        expect(runner.inHand().length).toBeLessThanOrEqual(2);
+        runner.finishAll();
+      }
+      expect(runner.taken.sort()).toEqual(ids.sort());
+      // The pull inbox and the JetStream API's request inbox; no subscription per pull.
+      expect(subscribed.filter((s) => s.startsWith("_INBOX.")).length).toBeLessThanOrEqual(2);
+      // Slots freed one by one never pile up waiting pull requests on the consumer (it takes 512 in all).
+      const info = await (await jetstreamManager(edgeNc)).consumers.info(`${prefix}_runs`, "runners");
+      expect(info.num_waiting).toBeLessThanOrEqual(2);
+    } finally {
+      runner.finishAll();
+      await consumer.stop();
+      await Promise.all([edgeNc.close(), runnerNc.close()]);
+    }
+  }, 30_000);
+});
+
 describe("JetStreamRunQueue submits", () => {
   it("publish in the caller's turn once the stream exists, and a repeated runId is queued once", async () => {
     const prefix = uniquePrefix();

@@ -1,16 +1,8 @@
-import { encodeMessage, GatewayError, RunRequest } from "@gw/contracts";
-import {
-  AckPolicy,
-  type Consumer,
-  type ConsumerMessages,
-  type JetStreamClient,
-  jetstream,
-  jetstreamManager,
-  RetentionPolicy,
-  StorageType,
-} from "@nats-io/jetstream";
+import { encodeMessage, GatewayError, isGatewayError, RunRequest } from "@gw/contracts";
+import { AckPolicy, type JetStreamManager, jetstreamManager, RetentionPolicy, type StreamConfig, StorageType } from "@nats-io/jetstream";
 import { outgoingTraceparent, parseTraceparent, RequestMux, TRACEPARENT_HEADER } from "@gw/bus";
-import { headers, type Msg, type NatsConnection } from "@nats-io/nats-core";
+import { headers, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
+import { LongPull } from "./jetstream-pull.js";
 import { type RunConsumer, type RunHandler, type RunQueue, runInSlot, Slots } from "./run-queue.js";
 
 export interface JetStreamRunQueueOptions {
@@ -23,9 +15,16 @@ export interface JetStreamRunQueueOptions {
    * to another (default 30 s; fixed when the consumer is first created).
    */
   ackWaitMs?: number;
+  /** How long one pull request of a runner waits on the server before it is renewed (default 10 s). */
+  pullExpiresMs?: number;
+  /** Copies of the stream (nats.replicas): 3 on a 3-node cluster (default 1). */
+  replicas?: number;
 }
 
-const PULL_EXPIRES_MS = 5_000;
+/** A queued run nobody took within an hour is stale: its client gave up long ago. */
+const MAX_AGE_MS = 3_600_000;
+/** Retry pause after the consumer was lost (NATS away, the stream or consumer deleted). */
+const RECOVER_MS = 500;
 /** Unacknowledged this long, a run goes to another runner (JetStream's ack wait). */
 const DEFAULT_ACK_WAIT_MS = 30_000;
 /** How long a submit waits for the stream's acknowledgement. */
@@ -47,7 +46,11 @@ function checkPubAck(reply: Msg): void {
   } catch {
     throw new Error("the stream's acknowledgement is not JSON");
   }
-  if (ack.error !== undefined) throw new Error(ack.error.description ?? `JetStream error ${ack.error.code}`);
+  if (ack.error !== undefined) {
+    const description = ack.error.description ?? `JetStream error ${ack.error.code}`;
+    // 503: JetStream is there but cannot store right now (no quorum yet); worth another try.
+    throw ack.error.code === 503 ? new GatewayError("UNAVAILABLE", description) : new Error(description);
+  }
   if (typeof ack.stream !== "string") throw new Error("the stream did not acknowledge the run");
 }
 
@@ -57,13 +60,14 @@ function checkPubAck(reply: Msg): void {
  * stream (not in a busy runner's buffer) until someone has capacity.
  */
 export class JetStreamRunQueue implements RunQueue {
-  private readonly js: JetStreamClient;
   /** Publishes with a reply inbox of our own: nats.js's request path builds an Error per call. */
   private readonly requests: RequestMux;
   private readonly subject: string;
   private readonly stream: string;
   private readonly group: string;
   private readonly ackWaitMs: number;
+  private readonly pullExpiresMs: number | undefined;
+  private readonly replicas: number;
   private ready: Promise<void> | undefined;
   private isReady = false;
   private closed = false;
@@ -72,32 +76,47 @@ export class JetStreamRunQueue implements RunQueue {
     private readonly nc: NatsConnection,
     opts: JetStreamRunQueueOptions,
   ) {
-    this.js = jetstream(nc);
     this.requests = new RequestMux(nc);
     const names = runQueueNames(opts.prefix, opts.group);
     this.subject = names.subject;
     this.stream = names.stream;
     this.group = names.consumer;
     this.ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
+    this.pullExpiresMs = opts.pullExpiresMs;
+    this.replicas = opts.replicas ?? 1;
+  }
+
+  /** The queue of a deployment: its subject prefix and replica count from the `nats` config. */
+  static forConfig(nc: NatsConnection, nats: { subjectPrefix: string; replicas: number }): JetStreamRunQueue {
+    return new JetStreamRunQueue(nc, { prefix: nats.subjectPrefix, replicas: nats.replicas });
+  }
+
+  /** Creates the stream, or brings an existing one to the configured replica count. */
+  private async ensureStream(jsm: JetStreamManager): Promise<void> {
+    const config: Partial<StreamConfig> & { name: string } = {
+      name: this.stream,
+      subjects: [this.subject],
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      num_replicas: this.replicas,
+      max_age: MAX_AGE_MS * 1_000_000,
+    };
+    const info = await jsm.streams.info(this.stream).catch(() => undefined);
+    if (info === undefined) {
+      // Another process may create it at the same moment with the same config: then it exists.
+      await jsm.streams.add(config).catch(async (err: unknown) => {
+        await jsm.streams.info(this.stream).catch(() => Promise.reject(err));
+      });
+    } else if (info.config.num_replicas !== this.replicas) {
+      await jsm.streams.update(this.stream, { ...info.config, num_replicas: this.replicas });
+    }
   }
 
   /** Creates the stream and consumer once (idempotent across processes). */
   private ensure(): Promise<void> {
     this.ready ??= (async () => {
       const jsm = await jetstreamManager(this.nc);
-      await jsm.streams
-        .add({
-          name: this.stream,
-          subjects: [this.subject],
-          retention: RetentionPolicy.Workqueue,
-          storage: StorageType.File,
-          // A run nobody took within an hour is stale: its client gave up long ago.
-          max_age: 3_600 * 1_000_000_000,
-        })
-        .catch(async (err: unknown) => {
-          // Another process created it first with the same config.
-          await jsm.streams.info(this.stream).catch(() => Promise.reject(err));
-        });
+      await this.ensureStream(jsm);
       await jsm.consumers.add(this.stream, {
         durable_name: this.group,
         ack_policy: AckPolicy.Explicit,
@@ -126,67 +145,104 @@ export class JetStreamRunQueue implements RunQueue {
       msgId.set("Nats-Msg-Id", request.runId);
       const traceparent = outgoingTraceparent();
       if (traceparent !== undefined) msgId.set(TRACEPARENT_HEADER, traceparent);
-      const data = encodeMessage(RunRequest, request);
-      checkPubAck(await this.requests.request(this.subject, data, msgId, PUBLISH_TIMEOUT_MS));
+      await this.publish(encodeMessage(RunRequest, request), msgId);
     } catch (cause) {
       throw new GatewayError("UNAVAILABLE", `cannot queue run ${request.runId}: the run queue is unavailable; try again`, { cause });
+    }
+  }
+
+  /**
+   * Publishes until the stream acknowledges, within PUBLISH_TIMEOUT_MS. Nobody answering (a
+   * stream just created whose interest has not reached this node yet, a leader being elected after
+   * a node died) is retried: the Nats-Msg-Id header makes a repeat land once.
+   */
+  private async publish(data: Uint8Array, hdrs: MsgHdrs): Promise<void> {
+    const deadline = Date.now() + PUBLISH_TIMEOUT_MS;
+    for (let pause = 25; ; pause = Math.min(2 * pause, 500)) {
+      try {
+        checkPubAck(await this.requests.request(this.subject, data, hdrs, Math.max(1, deadline - Date.now())));
+        return;
+      } catch (err) {
+        const retryable = isGatewayError(err) && err.code === "UNAVAILABLE";
+        if (!retryable || this.closed || Date.now() + pause >= deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
     }
   }
 
   consume(handler: RunHandler, opts: { maxConcurrent: number }): RunConsumer {
     const slots = new Slots(opts.maxConcurrent);
     let stopped = false;
-    let batch: ConsumerMessages | undefined;
-    const loop = async () => {
-      await this.ensure();
-      const consumer: Consumer = await this.js.consumers.get(this.stream, this.group);
-      while (!stopped) {
-        await slots.waitFree();
-        if (stopped) break;
-        batch = await consumer.fetch({ max_messages: slots.free, expires: PULL_EXPIRES_MS });
-        for await (const msg of batch) {
-          let request: RunRequest;
-          try {
-            request = RunRequest.decode(msg.data);
-          } catch {
-            msg.term();
-            continue;
-          }
-          // Acknowledged when the runner has taken the run (its claim), so the ack leaves with
-          // the run's first event in one write, and a runner that dies before its claim leaves
-          // the run to another after the ack wait. Taken means taken: a runner that dies later
-          // is caught by the heartbeat, not redelivery. A claim slower than a third of the ack
-          // wait is acked anyway, so a live runner's run is never handed out twice.
-          const ack = () => {
-            clearTimeout(latest);
-            msg.ack();
-          };
-          const latest = setTimeout(ack, this.ackWaitMs / 3);
-          const trace = parseTraceparent(msg.headers?.get(TRACEPARENT_HEADER));
-          runInSlot(slots, handler, request, { taken: ack, ...(trace ? { trace } : {}) });
-        }
-      }
+    let recovering: NodeJS.Timeout | undefined;
+    // Asks for as many runs as there are free slots, through one inbox for the consumer's life.
+    const pull = new LongPull(this.nc, {
+      stream: this.stream,
+      consumer: this.group,
+      capacity: () => (stopped ? 0 : slots.free),
+      onMessage: (msg) => this.take(msg, slots, handler, () => pull.refill()),
+      onLost: () => recover(),
+      ...(this.pullExpiresMs === undefined ? {} : { expiresMs: this.pullExpiresMs }),
+    });
+    const recover = () => {
+      if (stopped || recovering !== undefined) return;
+      this.ready = undefined;
+      this.isReady = false;
+      recovering = setTimeout(() => {
+        recovering = undefined;
+        this.ensure().then(
+          () => pull.reset(),
+          () => recover(),
+        );
+      }, RECOVER_MS);
     };
-    const done = (async () => {
-      while (!stopped) {
-        try {
-          await loop();
-        } catch {
-          // NATS restarts or a consumer being recreated: try again shortly.
-          if (!stopped) await new Promise((resolve) => setTimeout(resolve, 500));
-        }
-      }
-    })();
+    void this.ensure().then(
+      () => pull.refill(),
+      () => recover(),
+    );
     return {
       active: () => slots.active,
       stop: async () => {
         stopped = true;
-        batch?.stop();
-        slots.wakeAll();
-        await done;
+        clearTimeout(recovering);
+        pull.stop();
         await slots.drained();
       },
     };
+  }
+
+  /** Acks, naks or terms a delivery; on a closed connection there is nobody left to tell. */
+  private answer(reply: string, verdict: string): void {
+    if (!this.nc.isClosed()) this.nc.publish(reply, verdict);
+  }
+
+  /** Starts a delivered run in a free slot; one beyond capacity goes back to the queue at once. */
+  private take(msg: Msg, slots: Slots, handler: RunHandler, freed: () => void): void {
+    if (msg.reply === undefined) return;
+    const reply = msg.reply;
+    let request: RunRequest;
+    try {
+      request = RunRequest.decode(msg.data);
+    } catch {
+      this.answer(reply, "+TERM");
+      return;
+    }
+    if (slots.free <= 0) {
+      // Delivered for a request the server kept after we had given it up: another runner takes it.
+      this.answer(reply, "-NAK");
+      return;
+    }
+    // Acknowledged when the runner has taken the run (its claim), so the ack leaves with the
+    // run's first event in one write, and a runner that dies before its claim leaves the run to
+    // another after the ack wait. Taken means taken: a runner that dies later is caught by the
+    // heartbeat, not redelivery. A claim slower than a third of the ack wait is acked anyway, so
+    // a live runner's run is never handed out twice.
+    const ack = () => {
+      clearTimeout(latest);
+      this.answer(reply, "+ACK");
+    };
+    const latest = setTimeout(ack, this.ackWaitMs / 3);
+    const trace = parseTraceparent(msg.headers?.get(TRACEPARENT_HEADER));
+    runInSlot(slots, handler, request, { taken: ack, released: freed, ...(trace ? { trace } : {}) });
   }
 
   async depth(): Promise<number> {

@@ -30,9 +30,18 @@ export function registryOptionsFor(runner: { resultRetentionSeconds: number }): 
 const REGISTRATION_WAIT_MS = 2_048;
 
 /**
+ * A run's keys carry its id as their hash tag, so on a Redis Cluster they share a slot: the
+ * record and a pending abort are read in one atomic MGET, and the claim's and the outcome's
+ * writes stay in order.
+ */
+const runKey = (runId: string) => `run:{${runId}}`;
+const heartbeatKey = (runId: string) => `runhb:{${runId}}`;
+const abortKey = (runId: string) => `runabort:{${runId}}`;
+
+/**
  * Run state shared by edges and runners (DESIGN §6), on the FastStore: the record
- * (`run:<id>`), the owner's heartbeat (`runhb:<id>`), a pending abort (`runabort:<id>`) and the
- * per-session lock that serialises runs on one session (`runlock:<sessionKey>`).
+ * (`run:{<id>}`), the owner's heartbeat (`runhb:{<id>}`), a pending abort (`runabort:{<id>}`) and
+ * the per-session lock that serialises runs on one session (`runlock:<sessionKey>`).
  */
 export class RunRegistry {
   constructor(
@@ -42,7 +51,7 @@ export class RunRegistry {
 
   /** Registers a new run; a runId that is live or still retained is a CONFLICT. */
   async create(record: RunRecord): Promise<void> {
-    const written = await this.store.values.set(`run:${record.runId}`, JSON.stringify(record), {
+    const written = await this.store.values.set(runKey(record.runId), JSON.stringify(record), {
       ttlMs: this.opts.liveTtlMs,
       ifAbsent: true,
     });
@@ -50,7 +59,7 @@ export class RunRegistry {
   }
 
   async get(runId: string): Promise<RunRecord | null> {
-    const raw = await this.store.values.get(`run:${runId}`);
+    const raw = await this.store.values.get(runKey(runId));
     return raw === null ? null : parseRecord(raw);
   }
 
@@ -78,8 +87,8 @@ export class RunRegistry {
     const next: RunRecord = { ...record, state: "running", owner, updatedAt: Date.now() };
     // Heartbeat and record in one round trip.
     const written = this.store.values.writeAll([
-      { key: `runhb:${runId}`, value: owner, ttlMs: this.opts.heartbeatTtlMs },
-      { key: `run:${runId}`, value: JSON.stringify(next), ttlMs: this.opts.liveTtlMs },
+      { key: heartbeatKey(runId), value: owner, ttlMs: this.opts.heartbeatTtlMs },
+      { key: runKey(runId), value: JSON.stringify(next), ttlMs: this.opts.liveTtlMs },
     ]);
     // Awaited by the caller later; never an unhandled rejection meanwhile.
     written.catch(() => undefined);
@@ -98,7 +107,7 @@ export class RunRegistry {
   ): Promise<{ record: RunRecord | null; abortRequested: boolean }> {
     for (let wait = 2; ; wait *= 2) {
       // The record and a pending abort in one round trip.
-      const [raw, abort] = await this.store.values.getMany([`run:${runId}`, `runabort:${runId}`]);
+      const [raw, abort] = await this.store.values.getMany([runKey(runId), abortKey(runId)]);
       const abortRequested = abort !== null;
       if (raw !== null && raw !== undefined) {
         const record = parseRecord(raw);
@@ -132,27 +141,27 @@ export class RunRegistry {
       updatedAt: Date.now(),
     };
     const written = this.store.values.writeAll([
-      { key: `run:${record.runId}`, value: JSON.stringify(final), ttlMs: this.opts.retentionMs },
-      { key: `runhb:${record.runId}`, value: null },
+      { key: runKey(record.runId), value: JSON.stringify(final), ttlMs: this.opts.retentionMs },
+      { key: heartbeatKey(record.runId), value: null },
     ]);
     written.catch(() => undefined);
     return { final, written };
   }
 
   async heartbeat(runId: string, owner: string): Promise<void> {
-    await this.store.values.set(`runhb:${runId}`, owner, { ttlMs: this.opts.heartbeatTtlMs });
+    await this.store.values.set(heartbeatKey(runId), owner, { ttlMs: this.opts.heartbeatTtlMs });
   }
 
   async heartbeatAlive(runId: string): Promise<boolean> {
-    return (await this.store.values.get(`runhb:${runId}`)) !== null;
+    return (await this.store.values.get(heartbeatKey(runId))) !== null;
   }
 
   async requestAbort(runId: string): Promise<void> {
-    await this.store.values.set(`runabort:${runId}`, "1", { ttlMs: this.opts.liveTtlMs });
+    await this.store.values.set(abortKey(runId), "1", { ttlMs: this.opts.liveTtlMs });
   }
 
   async abortRequested(runId: string): Promise<boolean> {
-    return (await this.store.values.get(`runabort:${runId}`)) !== null;
+    return (await this.store.values.get(abortKey(runId))) !== null;
   }
 
   /** Takes the session's run lock if free; the holder refreshes it with refreshSessionLock. */

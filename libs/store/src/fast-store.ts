@@ -82,7 +82,12 @@ export interface LeaseStore {
   holder(key: string): Promise<string | null>;
 }
 
-/** Value writes (values.set / values.delete) one process issues are applied in that order, awaited or not. */
+/**
+ * Value writes (values.set / values.delete / values.writeAll) one process issues are applied in
+ * that order, awaited or not, among keys of one hash tag: on a Redis Cluster, keys sharing a
+ * `{...}` part share a slot, and only those keep their order and are read atomically by getMany.
+ * Callers that need either give the keys one tag (the run registry: `run:{<runId>}`).
+ */
 export interface FastStore {
   readonly idempotency: IdempotencyStore;
   readonly counters: CounterStore;

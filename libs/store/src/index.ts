@@ -12,10 +12,18 @@ export type {
   WindowCount,
 } from "./fast-store.js";
 export { createFileDurableStore } from "./file-durable-store.js";
-export { createJetStreamDurableStore, type JetStreamDurableStoreOptions } from "./jetstream-durable-store.js";
+export {
+  createJetStreamDurableStore,
+  type JetStreamDurableStore,
+  type JetStreamDurableStoreOptions,
+  readsDirect,
+} from "./jetstream-durable-store.js";
 export { KeyedMutex } from "./keyed-mutex.js";
 export { fingerprint, type Once, RunOnce, type RunOnceOptions } from "./run-once.js";
 export { createMemoryFastStore, type MemoryFastStoreOptions } from "./memory-fast-store.js";
-export type { RedisErrorSink } from "./redis-connect.js";
+export { connectRedis, type RedisErrorSink } from "./redis-connect.js";
+export { runScript } from "./redis-scripts.js";
+export type { RedisClient } from "./redis-connect.js";
 export { createRedisFastStore, type RedisFastStoreOptions } from "./redis-fast-store.js";
 export { isSequenceConflict, jetStreamError } from "./jetstream-errors.js";
+export { kvSubject, publishExpecting } from "./jetstream-fence.js";

@@ -1,4 +1,5 @@
 import { type NatsServerHandle, startNats, waitFor } from "@gw/testing";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
@@ -42,6 +43,42 @@ describeDurableKvContract("jetstream", async () => {
       await nc.close();
     },
   };
+});
+
+describe("JetStream DurableStore delete markers", () => {
+  it("sweeps old markers of deleted keys, and never a value written after a marker", async () => {
+    const nc = await connectTo(nats);
+    const bucketPrefix = `${uniqueName("m")}_`;
+    const store = createJetStreamDurableStore(nc, { bucketPrefix, markerRetentionMs: 0 });
+    const text = (v: string) => new TextEncoder().encode(v);
+    try {
+      const kv = await store.kv("jobs");
+      for (let i = 0; i < 20; i++) {
+        await kv.put(`job-${i}`, text("work"));
+        await kv.delete(`job-${i}`);
+      }
+      await kv.put("kept", text("live"));
+      await kv.put("again", text("v1"));
+      await kv.delete("again");
+      await kv.put("again", text("v2"));
+      const jsm = await jetstreamManager(nc);
+      const stream = `KV_${bucketPrefix}jobs`;
+      // History 1: a delete replaces its value with a marker, one message per key ever used.
+      expect((await jsm.streams.info(stream)).state.messages).toBe(22);
+
+      expect(await store.sweep()).toBe(20);
+      // One message per live key is all that is left; the values are untouched.
+      expect((await jsm.streams.info(stream)).state.messages).toBe(2);
+      expect(await kv.keys()).toEqual(["again", "kept"]);
+      expect(new TextDecoder().decode((await kv.get("again"))!.value)).toBe("v2");
+      expect(await kv.get("job-3")).toBeNull();
+      await kv.create("job-3", text("reused"));
+      expect(await store.sweep()).toBe(0);
+    } finally {
+      await store.close();
+      await nc.close();
+    }
+  });
 });
 
 describe("JetStream DurableStore health", () => {

@@ -1,17 +1,23 @@
 import { GatewayError } from "@gw/contracts";
-import { StorageType } from "@nats-io/jetstream";
-import { Kvm } from "@nats-io/kv";
+import { jetstream, jetstreamManager, StorageType } from "@nats-io/jetstream";
+import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection, Status } from "@nats-io/nats-core";
 import { checkBucket } from "./durable-args.js";
 import type { DurableKv, DurableStore } from "./durable-store.js";
 import { JetStreamKv } from "./jetstream-kv.js";
+import { sweepDeleteMarkers } from "./jetstream-kv-sweep.js";
 
 export interface JetStreamDurableStoreOptions {
   /** Prepended to bucket names so several deployments can share one NATS (default "gw_"). */
   bucketPrefix?: string;
   /** Stream replicas for new buckets; 3 in a production cluster (default 1). */
   replicas?: number;
+  /** Delete markers older than this are swept from every bucket this store opened (default 1 h). */
+  markerRetentionMs?: number;
 }
+
+/** How often a store sweeps the delete markers of the buckets it opened. */
+const SWEEP_EVERY_MS = 3_600_000;
 
 /**
  * Follows the connection's status events: NATS reconnects on its own, and isHealthy() must
@@ -37,15 +43,33 @@ function trackConnection(nc: NatsConnection): { connected(): boolean; stop(): vo
   };
 }
 
+/**
+ * Whether reads of a bucket may use JetStream's direct get. On nats-server 2.9 every replica of a
+ * stream answers a direct get, a follower that has not applied the latest write too, so a read
+ * right after an acknowledged write could miss it. Replicated buckets read through the stream
+ * leader instead (docs/decisions.md, "Replicated streams").
+ */
+export function readsDirect(replicas: number): boolean {
+  return replicas <= 1;
+}
+
+/** The JetStream durable store, and its sweep of old delete markers (which runs hourly by itself). */
+export interface JetStreamDurableStore extends DurableStore {
+  /** Sweeps every bucket opened so far; returns the number of messages removed. */
+  sweep(): Promise<number>;
+}
+
 /** The distributed durable store. The caller owns `nc`: close() here leaves it open. */
 export function createJetStreamDurableStore(
   nc: NatsConnection,
   opts: JetStreamDurableStoreOptions = {},
-): DurableStore {
+): JetStreamDurableStore {
   const prefix = opts.bucketPrefix ?? "gw_";
   const kvm = new Kvm(nc);
+  const js = jetstream(nc);
   const connection = trackConnection(nc);
   const buckets = new Map<string, Promise<DurableKv>>();
+  const opened = new Map<string, KV>();
   let closed = false;
   const isOpen = () => {
     if (closed) throw new GatewayError("UNAVAILABLE", "the durable store is closed");
@@ -54,12 +78,15 @@ export function createJetStreamDurableStore(
   const open = async (bucket: string): Promise<DurableKv> => {
     try {
       // Per-key TTL is not used: nats-server 2.9 ignores it; expiring data lives in FastStore.
+      const replicas = opts.replicas ?? 1;
       const kv = await kvm.create(`${prefix}${bucket}`, {
         history: 1,
         storage: StorageType.File,
-        replicas: opts.replicas ?? 1,
+        replicas,
+        allow_direct: readsDirect(replicas),
       });
-      return new JetStreamKv(kv, isOpen);
+      opened.set(`${prefix}${bucket}`, kv);
+      return new JetStreamKv(kv, { name: `${prefix}${bucket}`, js }, isOpen);
     } catch (err) {
       throw new GatewayError(
         "UNAVAILABLE",
@@ -71,7 +98,19 @@ export function createJetStreamDurableStore(
     }
   };
 
+  const sweep = async (): Promise<number> => {
+    const jsm = await jetstreamManager(nc);
+    let purged = 0;
+    for (const [name, kv] of opened) purged += await sweepDeleteMarkers(kv, jsm, name, opts.markerRetentionMs ?? SWEEP_EVERY_MS);
+    return purged;
+  };
+  // Every replica sweeps; purges bounded by a marker's sequence are idempotent. Jittered, so
+  // replicas started together do not sweep together.
+  const sweeper = setInterval(() => void sweep().catch(() => undefined), SWEEP_EVERY_MS * (0.9 + 0.2 * Math.random()));
+  sweeper.unref();
+
   return {
+    sweep,
     async kv(bucket: string): Promise<DurableKv> {
       isOpen();
       checkBucket(bucket);
@@ -86,6 +125,7 @@ export function createJetStreamDurableStore(
     isHealthy: () => !closed && connection.connected(),
     async close() {
       closed = true;
+      clearInterval(sweeper);
       connection.stop();
       buckets.clear();
     },

@@ -1,8 +1,11 @@
 import { type GatewayError } from "@gw/contracts";
+import type { JetStreamClient } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
+import { headers } from "@nats-io/nats-core";
 import { checkKey, checkRevision, conflict } from "./durable-args.js";
 import type { DurableKv, KvEntry } from "./durable-store.js";
 import { isSequenceConflict, jetStreamError } from "./jetstream-errors.js";
+import { kvSubject, publishExpecting } from "./jetstream-fence.js";
 import { decodeNatsKey, encodeNatsKey } from "./key-codec.js";
 
 function storeError(err: unknown, what: string): GatewayError {
@@ -13,6 +16,8 @@ function storeError(err: unknown, what: string): GatewayError {
 export class JetStreamKv implements DurableKv {
   constructor(
     private readonly kv: KV,
+    /** The bucket's full name and a client on its connection, for compare-and-set writes. */
+    private readonly bucket: { name: string; js: JetStreamClient },
     private readonly isOpen: () => void,
   ) {}
 
@@ -52,7 +57,8 @@ export class JetStreamKv implements DurableKv {
     const subjectKey = this.encode(key);
     checkRevision(expectedRevision);
     try {
-      return await this.kv.update(subjectKey, value, expectedRevision);
+      this.isOpen();
+      return await publishExpecting(this.bucket.js, kvSubject(this.bucket.name, subjectKey), value, expectedRevision);
     } catch (err) {
       if (isSequenceConflict(err))
         throw conflict(`revision mismatch for ${key}: expected ${expectedRevision}`, err);
@@ -64,7 +70,15 @@ export class JetStreamKv implements DurableKv {
     const subjectKey = this.encode(key);
     if (expectedRevision !== undefined) checkRevision(expectedRevision);
     try {
-      await this.kv.delete(subjectKey, expectedRevision === undefined ? {} : { previousSeq: expectedRevision });
+      if (expectedRevision === undefined) {
+        await this.kv.delete(subjectKey);
+      } else {
+        this.isOpen();
+        const marker = headers();
+        marker.set("KV-Operation", "DEL");
+        const subject = kvSubject(this.bucket.name, subjectKey);
+        await publishExpecting(this.bucket.js, subject, new Uint8Array(0), expectedRevision, marker);
+      }
     } catch (err) {
       if (isSequenceConflict(err)) throw conflict(`revision mismatch for ${key}: expected ${expectedRevision}`, err);
       throw storeError(err, "delete");

@@ -1,5 +1,5 @@
 import { GatewayError } from "@gw/contracts";
-import type { Redis } from "ioredis";
+import { Cluster } from "ioredis";
 import type {
   CounterStore,
   FastStore,
@@ -11,7 +11,8 @@ import type {
   WindowCount,
 } from "./fast-store.js";
 import { durationMs, increment } from "./fast-store-args.js";
-import { connectRedis, type RedisErrorSink } from "./redis-connect.js";
+import { groupBySlot } from "./key-slot.js";
+import { connectRedis, type RedisClient, type RedisErrorSink } from "./redis-connect.js";
 import {
   COUNTER_HIT,
   COUNTER_PEEK,
@@ -26,6 +27,8 @@ import {
 
 export interface RedisFastStoreOptions {
   url: string;
+  /** Seed nodes of a Redis Cluster (redis.nodes); empty or absent: one server at `url`. */
+  nodes?: readonly string[];
   /** Prepended to every key so several deployments can share one Redis (default "gw:"). */
   keyPrefix?: string;
   /** How long the first connection may take before this rejects (default 5 000 ms). */
@@ -36,7 +39,12 @@ export interface RedisFastStoreOptions {
 
 /** What each sub-store needs: the client, the key namer, the error guard and the error sink. */
 interface Ctx {
-  client: Redis;
+  client: RedisClient;
+  /**
+   * Splits a multi-key command's keys into groups it may send together: one group on a single
+   * server, one per slot on a cluster (which refuses multi-key commands across slots).
+   */
+  groups(keys: readonly string[]): number[][];
   key(kind: "idem" | "ctr" | "set" | "val" | "lease", k: string): string;
   guard<T>(op: () => Promise<T>): Promise<T>;
   onError: RedisErrorSink | undefined;
@@ -111,7 +119,7 @@ function redisSets({ client, key, guard }: Ctx): SetStore {
   };
 }
 
-function redisValues({ client, key, guard, onError }: Ctx): ValueStore {
+function redisValues({ client, key, guard, onError, groups }: Ctx): ValueStore {
   return {
     async set(k, value, opts = {}) {
       const args: (string | number)[] = [key("val", k), value];
@@ -123,20 +131,42 @@ function redisValues({ client, key, guard, onError }: Ctx): ValueStore {
     async delete(k) {
       await guard(() => client.del(key("val", k)));
     },
-    getMany: (keys) => guard(() => (keys.length === 0 ? Promise.resolve([]) : client.mget(keys.map((k) => key("val", k))))),
+    async getMany(keys) {
+      if (keys.length === 0) return [];
+      const full = keys.map((k) => key("val", k));
+      const found = new Array<string | null>(keys.length).fill(null);
+      // One MGET per slot, all at once: atomic within a hash tag, one round trip either way.
+      await guard(() =>
+        Promise.all(
+          groups(full).map(async (group) => {
+            const values = await client.mget(group.map((i) => full[i]!));
+            group.forEach((i, j) => (found[i] = values[j] ?? null));
+          }),
+        ),
+      );
+      return found;
+    },
     async writeAll(writes) {
       if (writes.length === 0) return;
       const ttls = writes.map((w) => (w.ttlMs === undefined ? undefined : durationMs("ttlMs", w.ttlMs)));
-      const pipeline = client.pipeline();
-      writes.forEach((w, i) => {
-        const ttl = ttls[i];
-        if (w.value === null) pipeline.del(key("val", w.key));
-        else if (ttl === undefined) pipeline.set(key("val", w.key), w.value);
-        else pipeline.set(key("val", w.key), w.value, "PX", ttl);
-      });
-      // One write on the socket, sent now: in order with every other command of this client.
-      const results = await guard(() => pipeline.exec());
-      const failed = results?.find(([err]) => err !== null);
+      const full = writes.map((w) => key("val", w.key));
+      // One pipeline per slot, each one write on its node's socket, sent now: in order with every
+      // other command of this client to that slot (all of a single server's keys are one group).
+      const results = await guard(() =>
+        Promise.all(
+          groups(full).map((group) => {
+            const pipeline = client.pipeline();
+            for (const i of group) {
+              const [w, ttl] = [writes[i]!, ttls[i]];
+              if (w.value === null) pipeline.del(full[i]!);
+              else if (ttl === undefined) pipeline.set(full[i]!, w.value);
+              else pipeline.set(full[i]!, w.value, "PX", ttl);
+            }
+            return pipeline.exec();
+          }),
+        ),
+      );
+      const failed = results.flatMap((r) => r ?? []).find(([err]) => err !== null);
       if (failed) {
         onError?.("command", failed[0]!);
         throw new GatewayError("INTERNAL", "the fast store failed a write", { cause: failed[0] });
@@ -162,7 +192,11 @@ function redisLeases({ client, key, guard }: Ctx): LeaseStore {
   };
 }
 
-/** The distributed FastStore: every replica sharing one Redis sees the same claims and counts. */
+/**
+ * The distributed FastStore: every replica sharing one Redis (or one Redis Cluster) sees the
+ * same claims and counts. On a cluster, keys with one hash tag (`run:{id}`, `runhb:{id}`) share
+ * a slot: multi-key reads of them are atomic and writes to them keep their order.
+ */
 export async function createRedisFastStore(opts: RedisFastStoreOptions): Promise<FastStore> {
   const client = await connectRedis(opts);
   const prefix = opts.keyPrefix ?? "gw:";
@@ -187,7 +221,14 @@ export async function createRedisFastStore(opts: RedisFastStoreOptions): Promise
         : new GatewayError("INTERNAL", "the fast store (Redis) failed", { cause: err });
     }
   };
-  const ctx: Ctx = { client, key: (kind, k) => `${prefix}${kind}:${k}`, guard, onError: opts.onError };
+  const cluster = client instanceof Cluster;
+  const ctx: Ctx = {
+    client,
+    key: (kind, k) => `${prefix}${kind}:${k}`,
+    groups: (keys) => (cluster ? groupBySlot(keys) : [keys.map((_, i) => i)]),
+    guard,
+    onError: opts.onError,
+  };
 
   return {
     idempotency: redisIdempotency(ctx),

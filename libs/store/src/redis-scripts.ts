@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-connect.js";
 
 /**
  * Lua keeps each read-modify-write a single Redis step, so processes sharing one Redis never
@@ -66,7 +66,7 @@ function sha1(script: string): string {
 
 /** EVALSHA first; a restarted Redis has an empty script cache, so fall back to EVAL once. */
 export async function runScript(
-  client: Redis,
+  client: RedisClient,
   script: string,
   keys: string[],
   args: (string | number)[],

@@ -2,6 +2,8 @@ export { type Backend, chooseBackend, type HarnessProbe, INSTALL_HINT } from "./
 export { freePort } from "./free-port.js";
 export { type NatsServerHandle, type StartNatsOptions, startNats } from "./nats-server.js";
 export { type RedisServerHandle, type StartRedisOptions, startRedis } from "./redis-server.js";
+export { type NatsClusterHandle, type NatsClusterNode, type StartNatsClusterOptions, startNatsCluster } from "./nats-cluster.js";
+export { type RedisClusterHandle, type StartRedisClusterOptions, startRedisCluster } from "./redis-cluster.js";
 export { StartupError } from "./server-lifecycle.js";
 export { type WaitForOptions, waitFor } from "./wait-for.js";
 export { type FakeModelServer, type RecordedRequest, startFakeModelServer } from "./fakes/fake-model-server.js";

@@ -19,6 +19,8 @@ export interface StartNatsOptions {
 export interface NatsServerHandle {
   url: string;
   port: number;
+  /** The monitoring endpoint (`/varz`, `/connz`, `/healthz`): `http://127.0.0.1:<port>`. */
+  monitorUrl: string;
   storeDir: string;
   /** Graceful shutdown; removes the store dir when the harness created it. */
   stop(): Promise<void>;
@@ -64,6 +66,7 @@ export async function startNats(opts: StartNatsOptions = {}): Promise<NatsServer
       return {
         url: `nats://127.0.0.1:${port}`,
         port,
+        monitorUrl: `http://127.0.0.1:${monitorPort}`,
         storeDir: dir.path,
         stop: () => lifecycle.stop(),
         kill: (signal) => lifecycle.kill(signal),

@@ -1,5 +1,5 @@
 import { runMain, startHost } from "@gw/host";
-import { JetStreamRunQueue, RunRegistry, registryOptionsFor } from "@gw/runs";
+import { ensureRunEventStream, JetStreamRunQueue, RunRegistry, registryOptionsFor, retentionFor } from "@gw/runs";
 import { startRunner } from "./runner.js";
 
 runMain("agent-runner", async () => {
@@ -10,11 +10,17 @@ runMain("agent-runner", async () => {
     needs: { fastStore: true },
   });
   const { config } = host;
+  // The stream that keeps runs' events exists before the first run publishes one.
+  await ensureRunEventStream(host.nc, {
+    prefix: config.nats.subjectPrefix,
+    retention: retentionFor(config.runner),
+    replicas: config.nats.replicas,
+  });
   const runner = startRunner({
     config,
     bus: host.bus,
     subjects: host.subjects,
-    queue: new JetStreamRunQueue(host.nc, { prefix: config.nats.subjectPrefix }),
+    queue: JetStreamRunQueue.forConfig(host.nc, config.nats),
     registry: new RunRegistry(host.fastStore, registryOptionsFor(config.runner)),
     logger: host.logger,
     metrics: host.metrics,

@@ -52,6 +52,7 @@ export function startRunner(deps: RunnerDeps): Runner {
       sessions: { bus, subjects, timeoutMs },
       delivery: { bus, subjects, timeoutMs: config.delivery.sendTimeoutMs + 1_000 },
     }),
+    { maxResultBytes: config.runner.maxToolResultBytes },
   );
   const providers = new ProviderRegistry(config.models, {
     retry: deps.retry,

@@ -14,7 +14,7 @@ runMain("delivery", async () => {
     needs: { fastStore: true },
   });
   // The outbox is delivery's own durable state, on the process's NATS connection (JetStream KV).
-  const durable = createJetStreamDurableStore(host.nc);
+  const durable = createJetStreamDurableStore(host.nc, { replicas: host.config.nats.replicas });
   host.shutdown.add("jetstream", () => durable.close());
   const http = new HttpClients(collectSecrets(host.config));
   host.shutdown.add("http-clients", () => http.close());
@@ -26,7 +26,7 @@ runMain("delivery", async () => {
     durable,
     plugins: CHANNEL_PLUGINS,
     runs: {
-      queue: new JetStreamRunQueue(host.nc, { prefix: host.config.nats.subjectPrefix }),
+      queue: JetStreamRunQueue.forConfig(host.nc, host.config.nats),
       registry: new RunRegistry(host.fastStore, registryOptionsFor(host.config.runner)),
     },
     http: http.factory,

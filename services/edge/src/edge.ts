@@ -4,7 +4,7 @@ import type { Bus, Subjects } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import { GatewayError, isGatewayError } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
-import type { RunQueue, RunRegistry } from "@gw/runs";
+import type { RunEventLog, RunQueue, RunRegistry } from "@gw/runs";
 import type { DurableStore, FastStore } from "@gw/store";
 import Fastify from "fastify";
 import { WebSocketServer } from "ws";
@@ -14,6 +14,7 @@ import { FailedAuthLimiter } from "./auth/failed-auth-limiter.js";
 import { OriginPolicy } from "./auth/origin-policy.js";
 import type { BusDeps } from "./bus-deps.js";
 import { startDeviceServices } from "./devices/device-services.js";
+import { AgentSubscriptions } from "./events/agent-subscriptions.js";
 import { EventHub } from "./events/event-hub.js";
 import { RunEventRouter } from "./events/run-event-router.js";
 import { Drain, registerHttpDrain } from "./drain.js";
@@ -29,6 +30,7 @@ import { openaiSurface } from "./http/openai/plugin.js";
 import { registerRoutes } from "./http/routes.js";
 import { registerToolsInvoke } from "./http/tools-invoke.js";
 import { agentRunMethods } from "./methods/agent-runs.js";
+import { agentSubscribeMethods } from "./methods/agent-subscribe.js";
 import { agentMethods } from "./methods/agents.js";
 import { channelPairingMethods } from "./methods/channel-pairing.js";
 import { deliveryMethods } from "./methods/delivery.js";
@@ -47,8 +49,11 @@ export interface EdgeDeps {
   fastStore: FastStore;
   /** Paired devices and their hashed tokens (JetStream KV, or the embedded gateway's files). */
   durable: DurableStore;
-  /** Run dispatch and the shared run registry: JetStream + Redis, or in process (shared with the runner). */
-  runs: { queue: RunQueue; registry: RunRegistry };
+  /**
+   * Run dispatch, the shared run registry and the runs' kept events: JetStream + Redis, or in
+   * process (shared with the runner).
+   */
+  runs: { queue: RunQueue; registry: RunRegistry; events: RunEventLog };
   logger: Logger;
   metrics: Metrics;
   edgeId: string;
@@ -162,6 +167,9 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   const registry = new MethodRegistry().register(
     ...agentMethods(busDeps),
     ...agentRunMethods(runs),
+    ...agentSubscribeMethods(
+      new AgentSubscriptions({ router: runEvents, hub: events, registry: deps.runs.registry, log: deps.runs.events, logger, maxPerConnection: limits.maxSubscriptionsPerConnection }),
+    ),
     ...sessionMethods(busDeps),
     ...deliveryMethods({ ...busDeps, sendTimeoutMs }),
     ...pairingMethods(devices),

@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { GATEWAY_VERSION } from "@gw/contracts";
 import { runMain, startHost } from "@gw/host";
-import { JetStreamRunQueue, RunRegistry, registryOptionsFor } from "@gw/runs";
+import {
+  ensureRunEventStream,
+  JetStreamRunEventLog,
+  JetStreamRunQueue,
+  RunRegistry,
+  registryOptionsFor,
+  retentionFor,
+} from "@gw/runs";
 import { createJetStreamDurableStore } from "@gw/store";
 import { startEdge } from "./edge.js";
 
@@ -14,8 +21,11 @@ runMain("edge", async () => {
   });
   const { config } = host;
   // Paired devices and their hashed tokens: JetStream KV on the process's NATS connection.
-  const durable = createJetStreamDurableStore(host.nc);
+  const durable = createJetStreamDurableStore(host.nc, { replicas: host.config.nats.replicas });
   host.shutdown.add("jetstream", () => durable.close());
+  // Runs' kept events, for clients that resume a run here (agent.subscribe with afterSeq).
+  const prefix = config.nats.subjectPrefix;
+  await ensureRunEventStream(host.nc, { prefix, retention: retentionFor(config.runner), replicas: config.nats.replicas });
   const edge = await startEdge(
     {
       config,
@@ -24,8 +34,9 @@ runMain("edge", async () => {
       fastStore: host.fastStore,
       durable,
       runs: {
-        queue: new JetStreamRunQueue(host.nc, { prefix: config.nats.subjectPrefix }),
+        queue: JetStreamRunQueue.forConfig(host.nc, config.nats),
         registry: new RunRegistry(host.fastStore, registryOptionsFor(config.runner)),
+        events: new JetStreamRunEventLog(host.nc, { prefix }),
       },
       logger: host.logger,
       metrics: host.metrics,

@@ -6,7 +6,7 @@ import { createSubjects, InProcessBus, serveRpc } from "@gw/bus";
 import { defaultConfig } from "@gw/config";
 import { GATEWAY_VERSION, RPC } from "@gw/contracts";
 import { createLogger, createMetrics } from "@gw/runtime";
-import { InProcessRunQueue, RunRegistry } from "@gw/runs";
+import { InProcessRunEventLog, InProcessRunQueue, RunRegistry } from "@gw/runs";
 import { createFileDurableStore, createMemoryFastStore, type FastStore } from "@gw/store";
 import { type Edge, startEdge } from "../src/edge.js";
 
@@ -86,7 +86,7 @@ export async function startFuzzEdge(limits: Record<string, number> = {}): Promis
       subjects,
       fastStore: watched,
       durable,
-      runs: { queue: runQueue, registry: new RunRegistry(watched) },
+      runs: { queue: runQueue, registry: new RunRegistry(watched), events: new InProcessRunEventLog({ bus, subjects }, { maxAgeMs: 60_000, maxBytes: 1_048_576 }) },
       logger: createLogger({ service: "edge", level: "info", destination: sink }),
       metrics: createMetrics({ service: "edge", collectDefault: false }),
       edgeId: "fuzz",

@@ -5,11 +5,11 @@ import { createSubjects, InProcessBus } from "@gw/bus";
 import { CHANNEL_PLUGINS, HttpClients, startDeliveryService } from "@gw/delivery";
 import { collectSecrets, type GatewayConfig } from "@gw/config";
 import { GATEWAY_VERSION } from "@gw/contracts";
-import { busErrorSink, busObserver } from "@gw/host";
+import { busErrorSink, busObserver, startTracing } from "@gw/host";
 import { type Edge, startEdge } from "@gw/edge";
 import { type HooksService, startHooksService } from "@gw/hooks";
 import type { Logger, Metrics } from "@gw/runtime";
-import { InProcessRunQueue, RunRegistry, registryOptionsFor } from "@gw/runs";
+import { InProcessRunEventLog, InProcessRunQueue, RunRegistry, registryOptionsFor, retentionFor } from "@gw/runs";
 import { FileSessionRepository, startSessionsService } from "@gw/sessions";
 import { createFileDurableStore, createMemoryFastStore } from "@gw/store";
 
@@ -31,11 +31,15 @@ export async function startEmbedded(deps: {
   listen: { host: string; port: number };
 }): Promise<EmbeddedGateway> {
   const { config, logger } = deps;
+  // Every in-process service records its spans under its own service name, through one exporter.
+  const stopTracing = startTracing({ config, logger, metrics: deps.metrics, version: GATEWAY_VERSION });
   const bus = new InProcessBus(busErrorSink(logger, deps.metrics), busObserver(deps.metrics, logger));
   const subjects = createSubjects(config.nats.subjectPrefix);
   const fastStore = createMemoryFastStore();
   const runQueue = new InProcessRunQueue();
   const runRegistry = new RunRegistry(fastStore, registryOptionsFor(config.runner));
+  // Made before the runner, so it keeps every run's events from the first.
+  const runEvents = new InProcessRunEventLog({ bus, subjects }, retentionFor(config.runner));
   const runner = startRunner({ config, bus, subjects, queue: runQueue, registry: runRegistry, logger, metrics: deps.metrics });
   const sessionStore = await FileSessionRepository.open(join(resolve(config.gateway.dataDir), "sessions"));
   const sessions = startSessionsService({ config, bus, subjects, repo: sessionStore, logger });
@@ -76,7 +80,7 @@ export async function startEmbedded(deps: {
       fastStore,
       // One file store for the process: the delivery outbox and the paired devices share it.
       durable,
-      runs: { queue: runQueue, registry: runRegistry },
+      runs: { queue: runQueue, registry: runRegistry, events: runEvents },
       logger,
       metrics: deps.metrics,
       edgeId: `embedded-${randomUUID().slice(0, 8)}`,
@@ -96,10 +100,12 @@ export async function startEmbedded(deps: {
       await http.close();
       sessions.stop();
       await runQueue.close();
+      await runEvents.close();
       await bus.close();
       await sessionStore.close();
       await durable.close();
       await fastStore.close();
+      await stopTracing?.();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { RUN_AGENTS, runModels, send } from "./fixtures/agent-runs.js";
+import { type AgentEvent, assistantText, collectRun, RUN_AGENTS, runModels, send } from "./fixtures/agent-runs.js";
 import { type GatewayUnderTest, startGateway, TOKEN } from "./fixtures/gateway.js";
 import { type Frame, WsClient } from "./fixtures/ws-client.js";
 
@@ -51,6 +51,33 @@ async function startDrainGateway(fake: FakeModelServer, shutdownTimeoutMs: numbe
   });
 }
 
+/** The run's events a client has received so far, by seq, taken off its socket's buffer. */
+async function receivedSoFar(client: WsClient, runId: string, first: AgentEvent): Promise<AgentEvent[]> {
+  const events = [first];
+  for (;;) {
+    const frame = await client.next((f) => f.event === "agent" && (f.payload as { runId?: string }).runId === runId, 1).catch(() => undefined);
+    if (frame === undefined) return events.sort((a, b) => a.seq - b.seq);
+    events.push(frame.payload as unknown as AgentEvent);
+  }
+}
+
+/**
+ * A client cut off mid-run that reconnects to another edge and resumes its run after the last
+ * seq it saw (agent.subscribe): every event it missed, then the live ones, through the end.
+ */
+async function resumeElsewhere(url: string, runId: string, seen: AgentEvent[]): Promise<AgentEvent[]> {
+  expect(seen.map((e) => e.seq), runId).toEqual(seen.map((_, i) => i + 1));
+  const client = await WsClient.open(url);
+  try {
+    expect((await client.connect(TOKEN)).ok).toBe(true);
+    const resumed = await send(client, "agent.subscribe", { runId, afterSeq: seen.at(-1)!.seq }, 15_000);
+    expect(resumed, JSON.stringify(resumed)).toMatchObject({ ok: true, payload: { runId } });
+    return [...seen, ...(await collectRun(client, runId, 15_000))];
+  } finally {
+    client.close();
+  }
+}
+
 /** CLIENTS control clients on edge 0, each with a slow run in flight; resolves once every run streams. */
 async function clientsMidRun(gw: GatewayUnderTest, tag: string) {
   const clients = await Promise.all(
@@ -65,8 +92,8 @@ async function clientsMidRun(gw: GatewayUnderTest, tag: string) {
     return { client, runId, answer: send(client, "agent", { message: "slow please", sessionKey: `user:${tag}-${i}`, agentId: "oa", runId }, 30_000) };
   });
   // Every run has streamed something: the runs are mid-flight.
-  await Promise.all(runs.map(({ client, runId }) => client.next((f) => f.event === "agent" && (f.payload as { runId?: string; stream?: string }).runId === runId && (f.payload as { stream?: string }).stream === "assistant", 15_000)));
-  return runs;
+  const firsts = await Promise.all(runs.map(({ client, runId }) => client.next((f) => f.event === "agent" && (f.payload as { runId?: string; stream?: string }).runId === runId && (f.payload as { stream?: string }).stream === "assistant", 15_000)));
+  return runs.map((run, i) => ({ ...run, first: firsts[i]!.payload as unknown as AgentEvent }));
 }
 
 describe("SIGTERM on an edge with clients mid-run (distributed)", () => {
@@ -119,7 +146,7 @@ describe("SIGTERM on an edge with clients mid-run (distributed)", () => {
     other.close();
   }, 60_000);
 
-  it("cuts off what cannot finish by the deadline: errors naming the run, never a stream ending in stop", async () => {
+  it("cuts off what cannot finish by the deadline: errors naming the run, never a stream ending in stop; the clients resume their runs on the other edge", async () => {
     fake = await startFakeModelServer();
     // The drain gets ops.shutdownTimeoutMs less 2 s for closing: 1 s, while a run takes 4 s.
     gw = await startDrainGateway(fake, 3_000);
@@ -130,11 +157,16 @@ describe("SIGTERM on an edge with clients mid-run (distributed)", () => {
     const exited = new Promise<number | null>((resolve) => edge.child.once("exit", (code) => resolve(code)));
     edge.child.kill("SIGTERM");
 
-    const answers = await Promise.all(runs.map(({ answer }) => answer));
-    for (const [i, answer] of answers.entries()) {
-      expect(answer.ok).toBe(false);
-      expect(answer.error).toMatchObject({ code: "UNAVAILABLE", details: { runId: runs[i]!.runId } });
-    }
+    // Each client, told its run was cut off, stops reading the old socket, reconnects to the
+    // other edge and resumes the run after the last event it saw: nothing missing, nothing twice.
+    const resumed = Promise.all(
+      runs.map(async ({ client, runId, answer, first }) => {
+        const cut = await answer;
+        expect(cut.ok).toBe(false);
+        expect(cut.error).toMatchObject({ code: "UNAVAILABLE", details: { runId } });
+        return resumeElsewhere(gw!.wsUrl(1), runId, await receivedSoFar(client, runId, first));
+      }),
+    );
     const cut = await stream;
     expect(cut.finish).not.toContain("stop");
     expect(cut.errors).toEqual([expect.objectContaining({ type: "api_error" })]);
@@ -142,6 +174,12 @@ describe("SIGTERM on an edge with clients mid-run (distributed)", () => {
     expect(cut.content.length).toBeLessThan(SLOW_ANSWER.length);
     expect((await Promise.all(runs.map(({ client }) => client.waitClosed(10_000)))).map((c) => c.code)).toEqual(Array(CLIENTS).fill(1012));
     expect(await exited).toBe(0);
+    for (const [i, events] of (await resumed).entries()) {
+      const runId = runs[i]!.runId;
+      expect(events.map((e) => e.seq), runId).toEqual(events.map((_, n) => n + 1));
+      expect(events.at(-1)!.data.phase, runId).toBe("end");
+      expect(assistantText(events), runId).toBe(SLOW_ANSWER);
+    }
 
     // The runs went on: another edge has every outcome, whole.
     const other = await WsClient.open(gw.wsUrl(1));

@@ -7,6 +7,7 @@ import { type Frame, WsClient } from "./fixtures/ws-client.js";
 const LIMITS = {
   maxConnectionsPerIp: 3,
   maxInFlightPerConnection: 4,
+  maxSubscriptionsPerConnection: 2,
   maxSendBufferBytes: 65_536,
   preConnectTimeoutMs: 800,
   httpRequestTimeoutMs: 1_000,
@@ -105,6 +106,20 @@ describe.each(MODES)("abuse limits (%s)", (mode) => {
     // No duplicate answers arrive later.
     await expect(client.next((f) => typeof f.id === "number" && f.id >= 1_000, 300)).rejects.toThrow();
     expect((await client.request("agents.list")).ok).toBe(true);
+  });
+
+  it("refuses an agent.subscribe past maxSubscriptionsPerConnection by name, and makes room on unsubscribe", async () => {
+    const client = await open("127.0.0.44");
+    await client.connect(TOKEN);
+    for (const sessionKey of ["a:1", "a:2"]) expect((await client.request("agent.subscribe", { sessionKey })).ok).toBe(true);
+    const refused = await client.request("agent.subscribe", { sessionKey: "a:3" });
+    expect(refused.error).toEqual({
+      code: "RATE_LIMITED",
+      message: "too many subscriptions on this connection (max 2): agent.unsubscribe first",
+      details: { limit: "maxSubscriptionsPerConnection", max: 2 },
+    });
+    expect((await client.request("agent.unsubscribe", { sessionKey: "a:1" })).payload).toEqual({ unsubscribed: true, sessionKey: "a:1" });
+    expect((await client.request("agent.subscribe", { sessionKey: "a:3" })).ok).toBe(true);
   });
 
   it("drops a client that does not read before its send queue passes maxSendBufferBytes", async () => {

@@ -108,6 +108,27 @@ describe.each(MODES)("inbound webhooks (%s)", (mode) => {
     expect(reply!.text).toBe("You said: U0FAKEUSER: in a thread");
   });
 
+  it("attachments: a Telegram photo and a Slack file reach the agent described (kind, type, size, id or URL), nothing downloaded", async () => {
+    const photo = [
+      { file_id: "AgACAgQ-thumb", file_unique_id: "t", width: 90, height: 60, file_size: 1_200 },
+      { file_id: "AgACAgQ-full", file_unique_id: "f", width: 1280, height: 853, file_size: 120_000 },
+    ];
+    await telegram(telegramUpdate({ chatId: 5016, from: { id: 5016, firstName: "Ed" }, text: "what is in this picture", files: { photo } }));
+    const [tgAnswer] = await delivered(fakes.telegram, (d) => d.chat === "5016");
+    const described = "what is in this picture\n[attachment: image, image/jpeg, 117.2 KB, id AgACAgQ-full]";
+    expect(tgAnswer!.text).toBe(`You said: ${described}`);
+    const preview = await client.request("sessions.preview", { key: "tg:5016" });
+    expect(preview.payload?.messages).toContainEqual(expect.objectContaining({ role: "user", body: described }));
+    // Telegram's file URLs hold the bot token: neither the URL nor a getFile call happened.
+    expect(fakes.telegram.requests.some((r) => r.path.endsWith("/getFile"))).toBe(false);
+
+    const file = { id: "F0SHARED01", name: "notes.txt", mimetype: "text/plain", size: 2_048, url_private: "https://files.slack.com/files-pri/T0FAKE-F0SHARED01/notes.txt" };
+    const event = slackMessageEvent({ channel: "D0DMUSER05", user: "U0FAKEUSER", text: "", botUserId: SLACK_ONE.userId, files: [file] });
+    expect((await postWebhook(gw, "/api/chatapp/events", signedSlackRequest(event, SLACK_SECRETS[0]!))).status).toBe(200);
+    const [slackAnswer] = await delivered(fakes.slack, (d) => d.chat === "D0DMUSER05");
+    expect(slackAnswer!.text).toBe(`You said: [attachment: file "notes.txt", text/plain, 2.0 KB, id F0SHARED01, ${file.url_private}]`);
+  });
+
   it("Slack: wrong, missing and stale signatures get 401 and nothing is processed", async () => {
     const event = slackMessageEvent({ channel: "D0DMUSER02", user: "U0FAKEUSER", text: "forged slack event", botUserId: SLACK_ONE.userId });
     const valid = signedSlackRequest(event, SLACK_SECRETS[0]!);
@@ -144,17 +165,20 @@ describe.each(MODES)("inbound webhooks (%s)", (mode) => {
     expect(answer!.account).toBe(SLACK_TWO.userId);
   });
 
-  it("WhatsApp: the verification handshake, then a signed message answered; unsigned ones get 401", async () => {
+  it("WhatsApp: the verification handshake, then a signed message answered with typing meanwhile; unsigned ones get 401", async () => {
     const handshake = await postWebhook(gw, `/api/channels/wa/webhook?${whatsappVerificationQuery(WA_VERIFY, "1158201444")}`, { headers: {}, body: "" }, { method: "GET" });
     expect(handshake).toMatchObject({ status: 200, body: "1158201444" });
     const wrong = await postWebhook(gw, `/api/channels/wa/webhook?${whatsappVerificationQuery("guess", "1")}`, { headers: {}, body: "" }, { method: "GET", localAddress: address() });
     expect(wrong.status).toBe(403);
 
-    const note = whatsappMessageNotification({ phoneNumberId: WA_NUMBER.phoneNumberId, from: "15557654321", text: "hello over whatsapp", name: "Ada" });
+    const messageId = "wamid.HBgLMTU1NTc2NTQzMjEVAgASGBQ";
+    const note = whatsappMessageNotification({ phoneNumberId: WA_NUMBER.phoneNumberId, from: "15557654321", text: "hello over whatsapp", name: "Ada", id: messageId });
     expect((await postWebhook(gw, "/api/channels/wa/webhook", signedWhatsAppRequest(note, undefined), { localAddress: address() })).status).toBe(401);
     expect((await postWebhook(gw, "/api/channels/wa/webhook", signedWhatsAppRequest(note, WA_APP_SECRET))).status).toBe(200);
     const answers = await delivered(fakes.whatsapp, (d) => d.chat === "15557654321");
     expect(answers.map((d) => d.text)).toEqual(["You said: hello over whatsapp"]);
+    // Typing hangs off the message being answered (WhatsApp marks it read, as any reply would).
+    expect(fakes.whatsapp.reads).toContainEqual({ account: WA_NUMBER.phoneNumberId, messageId, typing: true });
   });
 
   it("iMessage: a BlueBubbles new-message webhook with the password is answered in the same chat", async () => {
@@ -201,6 +225,17 @@ describe.each(MODES)("inbound webhooks (%s)", (mode) => {
     for (let i = 1; i <= 5; i++) await telegram(telegramUpdate({ chatId: 5012, from: { id: 5012 }, text: `queued ${i}` }));
     const answers = await delivered(fakes.telegram, (d) => d.chat === "5012", 6, 30_000);
     expect(answers.map((d) => d.text)).toEqual(["You said: first pause2000", ...[1, 2, 3, 4, 5].map((i) => `You said: queued ${i}`)]);
+  });
+
+  it("a failed run gets the short failure reply in the same chat and thread, and the failure is logged", async () => {
+    await telegram(telegramUpdate({ chatId: FORUM, from: { id: 5015, firstName: "Di" }, text: `@${TG_BOTS[0]!.username} please fail500`, topicId: 78 }));
+    const [reply] = await delivered(fakes.telegram, (d) => d.chat === String(FORUM) && d.threadId === "78");
+    expect(reply!.text).toBe("Sorry, something went wrong and I could not answer that. Please try again in a moment.");
+    expect(modelAsked("please fail500")).toBeGreaterThan(0);
+    const deadline = Date.now() + 10_000;
+    while (!/the agent's run for an inbound message failed/.test(gw.fullLogs()) && Date.now() < deadline) await sleep(100);
+    expect(gw.fullLogs()).toMatch(/"error":"MODEL_ERROR: [^"]*"[^\n]*"replied":true[^\n]*the agent's run for an inbound message failed/);
+    expect(fakes.telegram.delivered.filter((d) => d.chat === String(FORUM) && d.threadId === "78")).toHaveLength(1);
   });
 
   it("one channel's failures stay its own: they show in its channels.status and the others keep answering", async () => {

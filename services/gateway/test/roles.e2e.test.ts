@@ -10,6 +10,8 @@ const CHAT = [
   "agent.identity.get",
   "agent",
   "agent.wait",
+  "agent.subscribe",
+  "agent.unsubscribe",
   "chat.abort",
   "agent.abort",
   "sessions.preview",
@@ -90,12 +92,14 @@ describe("roles: methods and events per role (distributed, two edges)", () => {
       expect(await forbidden("agent", { message: "hi", sessionKey: key }), key).toBe("FORBIDDEN");
       expect(await forbidden("sessions.preview", { key }), key).toBe("FORBIDDEN");
       expect(await forbidden("sessions.subscribe", { key }), key).toBe("FORBIDDEN");
+      expect(await forbidden("agent.subscribe", { sessionKey: key }), key).toBe("FORBIDDEN");
     }
     // Runs of other sessions: not the webchat's to wait on or abort.
     const runId = `ctl-${Date.now()}`;
     expect((await send(control, "agent", { message: "mine", sessionKey: "e2e:control", runId })).ok).toBe(true);
     expect(await forbidden("agent.wait", { runId })).toBe("FORBIDDEN");
     expect(await forbidden("chat.abort", { runId })).toBe("FORBIDDEN");
+    expect(await forbidden("agent.subscribe", { runId, afterSeq: 0 })).toBe("FORBIDDEN");
     const own = `own-${Date.now()}`;
     await send(webchat, "agent", { message: "again", sessionKey: "webchat:operator", runId: own });
     expect((await send(webchat, "agent.wait", { runId: own })).payload).toMatchObject({ completed: true });

@@ -57,6 +57,26 @@ describe("session durability (distributed: JetStream)", () => {
     }
   });
 
+  it("keeps every acknowledged message of two writers per session across kill -9 of the sessions service", async () => {
+    // Two appends to the same session at once, all the time: each writer's acknowledged
+    // messages must all be there, in its own order, on one linear chain.
+    const keys = keysFor(randomUUID().slice(0, 6));
+    const progress = { acked: 0, failed: 0 };
+    const writer = (tag: string) =>
+      driveAppends({ keys, perSession: PER_SESSION / 2, append: (key, body) => append(key, `${tag}-${body}`) }, progress);
+    const load = Promise.all([writer("a"), writer("b")]);
+    await waitFor(() => progress.acked >= 300);
+    await killHard(gw.sessions!.at(-1)!);
+    await new Promise((r) => setTimeout(r, 500));
+    await gw.addSessionsReplica!();
+    const [a, b] = await load;
+    expect(progress.failed).toBeGreaterThan(0);
+    for (const key of keys) {
+      await expectIntactSession(client, key, a.get(key)!.map((body) => `a-${body}`));
+      await expectIntactSession(client, key, b.get(key)!.map((body) => `b-${body}`));
+    }
+  });
+
   it("keeps every acknowledged message across a nats-server kill and restart on the same store", async () => {
     const keys = keysFor(randomUUID().slice(0, 6));
     const progress = { acked: 0, failed: 0 };

@@ -32,7 +32,7 @@ describe.each(MODES)("POST /api/tools/invoke (%s)", (mode) => {
     targetUrl = `http://localhost:${(target.address() as AddressInfo).port}/page`;
     fake = await startFakeModelServer();
     gw = await startGateway(mode, {
-      runner: { tools: { httpFetch: { allowHosts: ["127.0.0.2"], maxBytes: 1_000 } } },
+      runner: { maxToolResultBytes: 1_500, tools: { httpFetch: { allowHosts: ["127.0.0.2"], maxBytes: 4_000 } } },
       agents: [...AGENTS, { id: "lister", name: "Lister", model: "fake-openai/gpt-test", tools: ["sessions.list"] }],
       models: runModels(fake),
     });
@@ -63,7 +63,7 @@ describe.each(MODES)("POST /api/tools/invoke (%s)", (mode) => {
     expect(missing.status).toBe(400);
   });
 
-  it("http.fetch refuses loopback targets unless the host is allowed, and caps the size", async () => {
+  it("http.fetch refuses loopback targets unless the host is allowed, and caps the size twice: download, then result", async () => {
     const refused = await invoke({ tool: "http.fetch", params: { url: targetUrl } });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/non-public address/);
@@ -72,7 +72,10 @@ describe.each(MODES)("POST /api/tools/invoke (%s)", (mode) => {
     expect(allowed.status).toBe(200);
     const body = (await allowed.json()) as { result: { content: string; truncated: boolean; status: number } };
     expect(body.result).toMatchObject({ status: 200, truncated: true });
-    expect(body.result.content).toHaveLength(1_000);
+    // 4,000 bytes downloaded (tools.httpFetch.maxBytes), then cut so the result's JSON fits
+    // runner.maxToolResultBytes, with a note the model reads.
+    expect(Buffer.byteLength(JSON.stringify(body.result))).toBeLessThanOrEqual(1_500);
+    expect(body.result.content).toMatch(/^x{1000,}\n\[truncated by the gateway: the result was 4\d{3} bytes, the limit is 1500\]$/);
   });
 
   /** A builtin/echo exchange on a new session of agent `ops`, so the session exists with 2 messages. */

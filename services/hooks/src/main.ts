@@ -13,9 +13,9 @@ runMain("hooks", async () => {
   const { config } = host;
   if (!config.hooks.enabled) host.logger.warn("hooks.enabled is false: no edge sends hooks here, only the heartbeat runs");
   // Wake texts, deferred runs and the heartbeat's turn slot: JetStream KV on the process's NATS connection.
-  const durable = createJetStreamDurableStore(host.nc);
+  const durable = createJetStreamDurableStore(host.nc, { replicas: host.config.nats.replicas });
   host.shutdown.add("jetstream", () => durable.close());
-  const queue = new JetStreamRunQueue(host.nc, { prefix: config.nats.subjectPrefix });
+  const queue = JetStreamRunQueue.forConfig(host.nc, config.nats);
   host.shutdown.add("run-queue", () => queue.close());
   const service = await startHooksService({
     config,

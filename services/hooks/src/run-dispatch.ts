@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Bus, Subjects } from "@gw/bus";
 import { GatewayError, isGatewayError, type RunRecord, type RunRequest } from "@gw/contracts";
-import { encodeAgentEvent, type RunQueue, type RunRegistry, TERMINAL_SEQ } from "@gw/runs";
+import { publishRunEnd, type RunQueue, type RunRegistry } from "@gw/runs";
 
 /** The name hook runs are started under (RunRequest.edgeId): their events go out on run.hooks.<runId>.events. */
 export const HOOKS_ORIGIN = "hooks";
@@ -123,12 +123,6 @@ export class RunDispatcher {
   private async end(record: RunRecord, message: string): Promise<void> {
     const error = { code: "UNAVAILABLE" as const, message };
     const final = await this.deps.registry.finish(record, { error });
-    this.deps.bus.publish(
-      this.deps.subjects.runEvents(record.edgeId, record.runId),
-      encodeAgentEvent(
-        { runId: record.runId, stream: "lifecycle", data: { phase: "error", error: message, code: error.code } },
-        { sessionKey: record.sessionKey, seq: TERMINAL_SEQ, final },
-      ),
-    );
+    publishRunEnd(this.deps.bus, this.deps.subjects, final, error.code, message);
   }
 }

@@ -1,5 +1,8 @@
 import { runMain, startHost } from "@gw/host";
+import { connectRedis } from "@gw/store";
+import { startIndexFeed } from "./jetstream/index-feed.js";
 import { JetStreamSessionRepository } from "./jetstream/jetstream-repository.js";
+import { RedisSessionIndex } from "./list-index/redis-session-index.js";
 import { startSessionsService } from "./service.js";
 
 runMain("sessions", async () => {
@@ -9,15 +12,27 @@ runMain("sessions", async () => {
     env: process.env,
     needs: {},
   });
-  const repo = await JetStreamSessionRepository.open(host.nc, { subjectPrefix: host.config.nats.subjectPrefix });
-  host.shutdown.add("session-store", () => repo.close());
-  const service = startSessionsService({
-    config: host.config,
-    bus: host.bus,
-    subjects: host.subjects,
-    repo,
-    logger: host.logger,
+  const { config, logger } = host;
+  const redis = await connectRedis({
+    url: config.redis.url,
+    nodes: config.redis.nodes,
+    onError: (kind, err) => logger.warn({ err, kind }, "session index (Redis) error"),
   });
+  const index = new RedisSessionIndex(redis, config.redis.keyPrefix);
+  host.shutdown.add("session-index", () => index.close());
+  const onIndexError = (err: unknown) => logger.warn({ err }, "session index update failed; the index feed repairs it");
+  const repo = await JetStreamSessionRepository.open(host.nc, {
+    subjectPrefix: config.nats.subjectPrefix,
+    partitions: config.sessions.partitions,
+    replicas: config.nats.replicas,
+    index,
+    onIndexError,
+  });
+  host.shutdown.add("session-store", () => repo.close());
+  const feed = startIndexFeed({ ...repo.feedParts(), index, onError: onIndexError });
+  host.shutdown.add("session-index-feed", () => feed.stop());
+  const { partitions } = config.sessions;
+  const service = startSessionsService({ config, bus: host.bus, subjects: host.subjects, repo, logger, partitions });
   host.shutdown.add("sessions", () => service.stop());
-  host.logger.info("sessions serving");
+  logger.info({ partitions: config.sessions.partitions }, "sessions serving");
 });

@@ -68,6 +68,11 @@ export function expectChain(entries: StoredEntry[], bodies?: string[]): void {
   if (bodies) expect(entries.map((e) => e.body)).toEqual(bodies);
 }
 
+/** Every session this test's storage holds (tests store far fewer than a page's maximum). */
+async function listAll(repo: SessionRepository): Promise<SessionMeta[]> {
+  return (await repo.listPage({ agentId: "", offset: 0, limit: 500 })).sessions;
+}
+
 export function describeRepositoryContract(name: string, open: () => Promise<RepositorySubject>): void {
   describe(`SessionRepository contract: ${name}`, () => {
     let subject: RepositorySubject;
@@ -168,7 +173,7 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
       const again = await created(meta.key);
       expect(again.gen).not.toBe(meta.gen);
       expect(await repo.tail(again, 10)).toEqual([]);
-      expect((await repo.listMeta()).filter((m) => m.key === meta.key)).toHaveLength(1);
+      expect((await listAll(repo)).filter((m) => m.key === meta.key)).toHaveLength(1);
     });
 
     it("reclaims a deleted session's storage, history written before a reset included", async () => {
@@ -190,9 +195,55 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
       expect(res?.before.model).toBe("builtin/echo");
       expect(res?.after.model).toBe("other/model");
       expect(await repo.updateMeta(`t:${randomUUID()}`, (m) => m)).toBeNull();
-      const keys = (await repo.listMeta()).map((m) => m.key);
+      const keys = (await listAll(repo)).map((m) => m.key);
       expect(keys).toEqual(expect.arrayContaining([a.key, b.key]));
-      expect((await repo.listMeta()).find((m) => m.key === a.key)?.model).toBe("other/model");
+      expect((await listAll(repo)).find((m) => m.key === a.key)?.model).toBe("other/model");
+    });
+
+    it("lists newest first by agent with totals, and follows every write at once, whichever replica made it", async () => {
+      const other = subject.replica ? await subject.replica() : repo;
+      const tag = randomUUID().slice(0, 8);
+      const agent = `agent-${tag}`;
+      // In the past, so the append below is the newest write whatever the clock's resolution.
+      const at = Date.now() - 10_000;
+      const metas = [0, 1, 2, 3].map((i) => ({ ...newMeta(`list:${tag}:${i}`, at + i), agentId: agent }));
+      for (const m of metas) await repo.createMeta(m);
+      const page = (offset: number, limit: number, r = repo) => r.listPage({ agentId: agent, offset, limit });
+      expect((await page(0, 10)).sessions.map((m) => m.key)).toEqual(metas.map((m) => m.key).reverse());
+      expect(await page(1, 2)).toMatchObject({ total: 4, sessions: [{ key: metas[2]!.key }, { key: metas[1]!.key }] });
+      // An append by the other replica moves the oldest to the top, in this replica's next list.
+      await other.append(metas[0]!, textBatch(metas[0]!, ["hello"]));
+      const top = (await page(0, 1)).sessions[0];
+      expect(top).toMatchObject({ key: metas[0]!.key, messageCount: 1 });
+      await other.updateMeta(metas[1]!.key, (m) => ({ ...m, agentId: `${agent}-moved` }));
+      expect((await page(0, 10)).total).toBe(3);
+      expect((await repo.listPage({ agentId: `${agent}-moved`, offset: 0, limit: 5 })).sessions.map((m) => m.key)).toEqual([metas[1]!.key]);
+      expect(await other.delete(metas[2]!.key)).toBe(true);
+      expect((await page(0, 10)).sessions.map((m) => m.key)).toEqual([metas[0]!.key, metas[3]!.key]);
+      expect((await page(5, 10)).sessions).toEqual([]);
+    });
+
+    it("creates many sessions with their histories at once, leaving existing keys alone", async () => {
+      const existing = await created();
+      const tag = randomUUID().slice(0, 8);
+      const fresh = Array.from({ length: 30 }, (_, i) => ({ ...newMeta(`bulk:${tag}:${i}`, 1_000 + i), agentId: `bulk-${tag}` }));
+      const chain = (n: number) => {
+        const out: StoredEntry[] = [];
+        for (let i = 0; i < n; i++) out.push(entry(`e${i}`, out.at(-1)?.id ?? ""));
+        return out;
+      };
+      const sessions = [...fresh.map((meta, i) => ({ meta, entries: chain(i % 3) })), { meta: newMeta(existing.key), entries: chain(2) }];
+      expect(await repo.createMany(sessions)).toBe(30);
+      expect((await repo.getMeta(existing.key))?.gen).toBe(existing.gen);
+      expect(await repo.tail(existing, 5)).toEqual([]);
+      const listed = await repo.listPage({ agentId: `bulk-${tag}`, offset: 0, limit: 100 });
+      expect(listed.total).toBe(30);
+      expect(listed.sessions[0]).toMatchObject({ key: fresh[29]!.key, messageCount: 2 });
+      const five = fresh[5]!;
+      expect((await repo.preview(five.key, 10))?.entries.map((e) => e.body)).toEqual(["e1", "e0"]);
+      await repo.append(five, textBatch(five, ["later"]));
+      expectChain((await repo.branch(five)).entries, ["e0", "e1", "later"]);
+      expect((await repo.getMeta(five.key))?.messageCount).toBe(3);
     });
 
     it("previews metadata and tail together, and null for an unknown key", async () => {
@@ -238,6 +289,19 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
       expect((await other.preview(meta.key, 5))?.entries.map((e) => e.body)).toEqual(["g"]);
     });
 
+    it("reads tails longer than the marks cover, and every tail limit of a long history", async () => {
+      const meta = await created();
+      const bodies = Array.from({ length: 460 }, (_, i) => `m${i}`);
+      for (let i = 0; i < 420; i++) await repo.append(meta, textBatch(meta, [bodies[i]!]));
+      await repo.append(meta, textBatch(meta, bodies.slice(420)));
+      const newestFirst = [...bodies].reverse();
+      for (const limit of [460, 455, 400, 399, 41, 40, 39, 1]) {
+        const fresh = await subject.reopen();
+        expect((await fresh.tail(meta, limit)).map((e) => e.body)).toEqual(newestFirst.slice(0, limit));
+        repo = fresh;
+      }
+    });
+
     it("answers each tail limit exactly however the previous reads were cut", async () => {
       const meta = await created();
       const bodies = Array.from({ length: 30 }, (_, i) => `m${i}`);
@@ -263,7 +327,8 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
         expect((await repo.getMeta(meta.key))?.messageCount).toBe(2);
         expectChain((await repo.branch(meta)).entries, [`hello ${meta.key.slice(0, -4)}`, "second"]);
       }
-      expect((await repo.listMeta()).length).toBeGreaterThanOrEqual(metas.length);
+      const listed = (await listAll(repo)).map((m) => m.key);
+      expect(listed).toEqual(expect.arrayContaining(metas.map((m) => m.key)));
     });
   });
 }

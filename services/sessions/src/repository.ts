@@ -1,4 +1,11 @@
+import type { PageQuery, SessionPage } from "./list-index/session-index.js";
 import type { Batch, SessionMeta, StoredEntry, Tip } from "./model.js";
+
+/** A session to store in bulk: its metadata and its whole history (one batch). */
+export interface NewSession {
+  meta: SessionMeta;
+  entries: StoredEntry[];
+}
 
 /**
  * The storage port of the sessions service: JetStream (KV + stream) in distributed mode, files
@@ -19,8 +26,18 @@ export interface SessionRepository {
     key: string,
     mutate: (current: SessionMeta) => SessionMeta | undefined,
   ): Promise<{ before: SessionMeta; after: SessionMeta } | null>;
-  /** Every session's metadata, in no particular order. */
-  listMeta(): Promise<SessionMeta[]>;
+  /**
+   * One page of sessions, newest first (the key breaks ties), optionally of one agent, and how
+   * many there are in all: from an ordered index, O(log N + page), never a pass over every
+   * session. It shows every write acknowledged before the call.
+   */
+  listPage(query: PageQuery): Promise<SessionPage>;
+  /**
+   * Stores many new sessions at once with their histories (imports, benchmarks): pipelined,
+   * without a round trip per session. A key that already exists is left as it is. Returns how
+   * many were created.
+   */
+  createMany(sessions: NewSession[]): Promise<number>;
   /**
    * Appends one batch after the current tip and brings the metadata's count, leaf and
    * updatedAt along. `build` makes the batch for the tip it lands on; it is called again when

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Bus, type Subjects, serveRpc, type Unsubscribe } from "@gw/bus";
+import { type Bus, type RpcDefinition, type Subjects, serveRpc, type Unsubscribe } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import { RPC } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
@@ -7,6 +7,7 @@ import { compactSession } from "./ops/compaction.js";
 import { AgentCatalog } from "./agents.js";
 import type { SessionsDeps, Summarizer } from "./deps.js";
 import { EncodedPreviews } from "./ops/encoded-previews.js";
+import { PartitionRouter } from "./partition-routing.js";
 import type { SessionRepository } from "./repository.js";
 import { SessionEvents } from "./session-events.js";
 import { listSessions, previewSession, readHistory } from "./ops/reads.js";
@@ -23,13 +24,22 @@ export interface SessionsServiceDeps {
   now?: () => number;
   newId?: () => string;
   summarize?: Summarizer;
+  /**
+   * Distributed mode: sessions.partitions. Each replica then owns some partitions and serves
+   * the requests about their sessions (partition-routing.ts); without it every replica serves
+   * every request (embedded mode: one process).
+   */
+  partitions?: number;
 }
 
 export interface SessionsService {
   stop(): void;
 }
 
-/** Serves every sessions RPC on `<prefix>.rpc.sessions.<method>` in the `sessions` queue group. */
+/**
+ * Serves every sessions RPC on `<prefix>.rpc.sessions.<method>` in the `sessions` queue group;
+ * with `partitions`, requests about one session go on to its partition's owner.
+ */
 export function startSessionsService(d: SessionsServiceDeps): SessionsService {
   const deps: SessionsDeps = {
     repo: d.repo,
@@ -41,18 +51,24 @@ export function startSessionsService(d: SessionsServiceDeps): SessionsService {
     newId: d.newId ?? randomUUID,
   };
   const { bus, subjects } = d;
+  const router = d.partitions === undefined ? undefined : new PartitionRouter({ bus, subjects, partitions: d.partitions });
+  /** A request about one session: served here, or by its partition's owner when there are partitions. */
+  const keyed = <Req extends { key: string }, Res>(def: RpcDefinition<Req, Res>, handle: (req: Req) => Promise<Res>) =>
+    router ? router.keyed(def, handle).serve() : serveRpc(bus, subjects, def, handle);
   const stops: Unsubscribe[] = [
-    serveRpc(bus, subjects, RPC.sessionsAppend, (req) => appendEntries(deps, req)),
-    serveRpc(bus, subjects, RPC.sessionsHistory, (req) => readHistory(deps, req)),
+    keyed(RPC.sessionsAppend, (req) => appendEntries(deps, req)),
+    keyed(RPC.sessionsHistory, (req) => readHistory(deps, req)),
     serveRpc(bus, subjects, RPC.sessionsList, (req) => listSessions(deps, req)),
-    serveRpc(bus, subjects, RPC.sessionsPreview, (req) => previewSession(deps, req)),
-    serveRpc(bus, subjects, RPC.sessionsPatch, (req) => patchSession(deps, req)),
-    serveRpc(bus, subjects, RPC.sessionsReset, (req) => resetSession(deps, req.key)),
-    serveRpc(bus, subjects, RPC.sessionsDelete, (req) => deleteSession(deps, req.key)),
-    serveRpc(bus, subjects, RPC.sessionsCompact, (req) => compactSession(deps, req.key)),
+    keyed(RPC.sessionsPreview, (req) => previewSession(deps, req)),
+    keyed(RPC.sessionsPatch, (req) => patchSession(deps, req)),
+    keyed(RPC.sessionsReset, (req) => resetSession(deps, req.key)),
+    keyed(RPC.sessionsDelete, (req) => deleteSession(deps, req.key)),
+    keyed(RPC.sessionsCompact, (req) => compactSession(deps, req.key)),
   ];
+  router?.start();
   return {
     stop: () => {
+      router?.stop();
       for (const stop of stops) stop();
     },
   };

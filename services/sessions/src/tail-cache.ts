@@ -24,8 +24,11 @@ export interface TailCacheLimits {
   bytes: number;
 }
 
-/** Enough for every `sessions.preview` limit (at most 200) of the sessions being watched. */
-export const DEFAULT_TAIL_CACHE: TailCacheLimits = { sessions: 1024, entries: 200, bytes: 32 * 2 ** 20 };
+/**
+ * Enough for every `sessions.preview` limit (at most 200) and the runner's default history limit
+ * (400), so the owner of an active session answers both from memory.
+ */
+export const DEFAULT_TAIL_CACHE: TailCacheLimits = { sessions: 1024, entries: 400, bytes: 32 * 2 ** 20 };
 
 const FIXED_COST = 160;
 const sizeOf = (e: StoredEntry) =>

@@ -15,9 +15,14 @@ import type { SessionChanges } from "./session-views.js";
 export const AGENT_STREAMS = ["assistant", "tool", "lifecycle"] as const;
 export type AgentStream = (typeof AGENT_STREAMS)[number];
 
-/** The payload of an `agent` event (SPEC §6). */
+/**
+ * The payload of an `agent` event (SPEC §6), with `seq`: the event's number within its run,
+ * from 1 and in order (a run ended for a runner that died ends with 2^53-1), which a client
+ * hands back to resume the run's events after a reconnect (`agent.subscribe`).
+ */
 export const AgentEventPayloadSchema = z.object({
   runId: z.string(),
+  seq: z.number().int().positive(),
   stream: z.enum(AGENT_STREAMS),
   data: z.record(z.string(), z.unknown()),
 });

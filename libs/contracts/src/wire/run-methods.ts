@@ -31,3 +31,32 @@ export const AgentWaitParamsSchema = z.object({
 });
 
 export const RunAbortParamsSchema = z.object({ runId: RunIdSchema });
+
+/** What `agent.subscribe` and `agent.unsubscribe` name: one run, one session's runs, or every run. */
+const subscriptionTarget = {
+  runId: RunIdSchema.optional(),
+  sessionKey: z.string().min(1).max(512).optional(),
+  all: z.literal(true).optional(),
+};
+
+function exactlyOneTarget(p: { runId?: string; sessionKey?: string; all?: true }, ctx: z.RefinementCtx): void {
+  const named = [p.runId !== undefined, p.sessionKey !== undefined, p.all !== undefined].filter(Boolean).length;
+  if (named !== 1) ctx.addIssue({ code: "custom", message: "name exactly one of runId, sessionKey or all: true" });
+}
+
+/**
+ * `agent.subscribe`: a run's `agent` events (with `afterSeq`: first every kept event after that
+ * seq, then the live ones), a session's runs' events, or every run's (`all`, control only).
+ */
+export const AgentSubscribeParamsSchema = z
+  .object({ ...subscriptionTarget, afterSeq: z.number().int().nonnegative().optional() })
+  .superRefine((p, ctx) => {
+    exactlyOneTarget(p, ctx);
+    if (p.afterSeq !== undefined && p.runId === undefined) {
+      ctx.addIssue({ code: "custom", path: ["afterSeq"], message: "afterSeq resumes one run: it needs runId" });
+    }
+  });
+export type AgentSubscribeParams = z.infer<typeof AgentSubscribeParamsSchema>;
+
+export const AgentUnsubscribeParamsSchema = z.object(subscriptionTarget).superRefine(exactlyOneTarget);
+export type AgentUnsubscribeParams = z.infer<typeof AgentUnsubscribeParamsSchema>;

@@ -48,7 +48,7 @@ export interface GatewayMessage {
   mentions?: string[];
   /** The message it replies to, and that message's author. */
   replyTo?: { id: string; authorId: string };
-  attachments?: Array<{ url: string; filename: string }>;
+  attachments?: Array<{ url: string; filename: string; contentType?: string; size?: number }>;
 }
 
 export interface FakeDiscordGateway {
@@ -204,7 +204,7 @@ export async function startFakeDiscordGateway(opts: { bots: readonly FakeGateway
         mention_everyone: false,
         mentions: users,
         mention_roles: [],
-        attachments: (message.attachments ?? []).map((a, i) => ({ id: `${id}${i}`, filename: a.filename, url: a.url, proxy_url: a.url, size: 1 })),
+        attachments: (message.attachments ?? []).map((a, i) => ({ id: `${id}${i}`, filename: a.filename, url: a.url, proxy_url: a.url, size: a.size ?? 1, ...(a.contentType === undefined ? {} : { content_type: a.contentType }) })),
         embeds: [],
         pinned: false,
         type: message.replyTo === undefined ? 0 : 19,

@@ -24,6 +24,8 @@ export interface SignalUserMessage {
   mentions?: string[];
   /** Quote (reply to) a message the account sent. */
   quotesAccount?: boolean;
+  /** Files sent with it, as signal-cli lists them (it stores each under its id). */
+  attachments?: Array<{ id: string; contentType: string; filename?: string; size?: number }>;
 }
 
 export interface ReceiveStats {
@@ -61,6 +63,7 @@ export class SignalInbox {
       expiresInSeconds: 0,
       viewOnce: false,
       ...(mentions.length > 0 ? { mentions: mentions.map((number, i) => ({ name: number, number, uuid: `uuid-${number}`, start: i * 2, length: 1 })) } : {}),
+      ...(msg.attachments === undefined ? {} : { attachments: msg.attachments }),
       ...(msg.groupId === undefined ? {} : { groupInfo: { groupId: msg.groupId, groupName: "Fake group", revision: 1, type: "DELIVER" } }),
       ...(msg.quotesAccount ? { quote: { id: timestamp - 1, author: account, authorNumber: account, authorUuid: `uuid-${account}`, text: "earlier answer", attachments: [] } } : {}),
     };

@@ -3,6 +3,8 @@
  * `POST /{version}/{phone-number-id}/messages` with a Bearer token and
  * `{ messaging_product: "whatsapp", to, type, text | image | document | ..., context? }`
  * -> `{ messaging_product, contacts: [{ input, wa_id }], messages: [{ id: "wamid..." }] }`;
+ * `{ messaging_product, status: "read", message_id, typing_indicator? }` marks a received message
+ * read (and shows "typing…") -> `{ success: true }`;
  * `GET /{version}/{phone-number-id}` answers the phone-number object. Errors are
  * `{ error: { message, type, code, error_subcode?, error_data?, fbtrace_id } }`; a 429 does
  * not say how long to wait.
@@ -33,6 +35,8 @@ export interface FakeWhatsApp extends PlatformFake {
   readonly numbers: readonly FakeWhatsAppNumber[];
   /** The Graph API version in every path, e.g. "v21.0". */
   readonly version: string;
+  /** Every read receipt, in order, and whether it showed "typing…". */
+  readonly reads: ReadonlyArray<{ account: string; messageId: string; typing: boolean }>;
 }
 
 export const DEFAULT_WHATSAPP_NUMBERS: readonly FakeWhatsAppNumber[] = [
@@ -49,6 +53,7 @@ export async function startFakeWhatsApp(
   const numbers = [...(opts.numbers ?? DEFAULT_WHATSAPP_NUMBERS)];
   const version = opts.version ?? "v21.0";
   const allowed = opts.allowedRecipients?.map((r) => r.replace(/^\+/, ""));
+  const reads: Array<{ account: string; messageId: string; typing: boolean }> = [];
 
   const route = (req: FakeRequest, ctx: PlatformContext): FakeReply => {
     const match = new RegExp(`^/${version.replace(".", "\\.")}/(\\d+)(/messages)?$`).exec(req.path);
@@ -70,6 +75,7 @@ export async function startFakeWhatsApp(
     if (req.bodyError !== undefined) return invalid("(#100) Invalid parameter");
     const body = bodyFields(req);
     if (body.messaging_product !== "whatsapp") return invalid("(#100) The parameter messaging_product is required.");
+    if (body.status !== undefined) return markRead(owner, body);
     const to = typeof body.to === "string" ? body.to : "";
     const waId = to.replace(/^\+/, "");
     if (!/^[1-9]\d{6,14}$/.test(waId)) return graphError(400, "(#131009) Parameter value is not valid", "OAuthException", 131009, { error_data: { messaging_product: "whatsapp", details: "Invalid 'to' parameter" } });
@@ -108,6 +114,15 @@ export async function startFakeWhatsApp(
     return { status: 200, json: { messaging_product: "whatsapp", contacts: [{ input: to, wa_id: waId }], messages: [{ id }] } };
   };
 
+  const markRead = (owner: FakeWhatsAppNumber, body: Params): FakeReply => {
+    if (body.status !== "read") return invalid("(#100) Param status must be one of {READ}");
+    if (typeof body.message_id !== "string" || !body.message_id.startsWith("wamid.")) return invalid("(#100) Invalid parameter message_id");
+    const indicator = body.typing_indicator as Params | undefined;
+    if (indicator !== undefined && indicator.type !== "text") return invalid("(#100) Param typing_indicator['type'] must be one of {TEXT}");
+    reads.push({ account: owner.phoneNumberId, messageId: body.message_id, typing: indicator !== undefined });
+    return { status: 200, json: { success: true } };
+  };
+
   const fake = await startPlatformFake({
     basePath: `/${version}`,
     tellsRetryAfter: false,
@@ -124,7 +139,7 @@ export async function startFakeWhatsApp(
           : graphError(status, "An unknown error has occurred.", "OAuthException", 1),
     },
   });
-  return Object.assign(fake, { numbers, version });
+  return Object.assign(fake, { numbers, version, reads });
 }
 
 function phoneNumber(owner: FakeWhatsAppNumber, fields: string | undefined): FakeReply {

@@ -23,6 +23,8 @@ export interface SlackMessageInput {
   botId?: string;
   subtype?: string;
   teamId?: string;
+  /** Shared files, as the event lists them (`id`, `name`, `mimetype`, `size`, `url_private`...); subtype file_share. */
+  files?: Array<Record<string, unknown>>;
 }
 
 let seq = 0;
@@ -39,7 +41,7 @@ export function slackMessageEvent(input: SlackMessageInput): Record<string, unkn
     api_app_id: "A0FAKEAPP",
     event: {
       type,
-      ...(input.subtype === undefined ? {} : { subtype: input.subtype }),
+      ...(input.subtype === undefined ? (input.files === undefined ? {} : { subtype: "file_share" }) : { subtype: input.subtype }),
       channel: input.channel,
       ...(type === "message" ? { channel_type: input.channelType ?? (input.channel.startsWith("D") ? "im" : "channel") } : {}),
       user: input.user,
@@ -47,6 +49,7 @@ export function slackMessageEvent(input: SlackMessageInput): Record<string, unkn
       text: input.text,
       ts,
       ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
+      ...(input.files === undefined ? {} : { files: input.files, upload: false }),
       event_ts: ts,
       team,
     },

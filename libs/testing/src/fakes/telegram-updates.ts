@@ -18,6 +18,11 @@ export interface TelegramUpdateInput {
   replyToUserId?: number;
   /** Unix seconds; default now. */
   date?: number;
+  /**
+   * Files the message carries, as the Bot API names them (`photo`: PhotoSize array, `document`,
+   * `voice`...); the text then goes in `caption`, as Telegram sends it with media.
+   */
+  files?: Record<string, unknown>;
 }
 
 let nextUpdateId = 700_000_000 + Math.floor(Math.random() * 1_000_000);
@@ -43,8 +48,9 @@ export function telegramUpdate(input: TelegramUpdateInput): Record<string, unkno
       from: { id: from.id, is_bot: from.isBot ?? false, first_name: from.firstName ?? "Ada", ...(from.username ? { username: from.username } : {}) },
       chat: chatType === "private" ? { id: input.chatId, type: "private", first_name: from.firstName ?? "Ada" } : { id: input.chatId, type: chatType, title: "A group" },
       date: input.date ?? Math.floor(Date.now() / 1000),
-      text: input.text,
-      ...(found.length > 0 ? { entities: found } : {}),
+      ...(input.files === undefined
+        ? { text: input.text, ...(found.length > 0 ? { entities: found } : {}) }
+        : { ...input.files, ...(input.text === "" ? {} : { caption: input.text }), ...(found.length > 0 ? { caption_entities: found } : {}) }),
       ...(input.topicId === undefined ? {} : { message_thread_id: input.topicId, is_topic_message: true }),
       ...(input.replyToUserId === undefined
         ? {}

@@ -16,6 +16,8 @@ export interface WhatsAppMessageInput {
   /** Default: a fresh wamid. */
   id?: string;
   displayPhoneNumber?: string;
+  /** A media message instead of text: its type and media object (`id`, `mime_type`...); `text` is the caption. */
+  media?: { type: "image" | "video" | "document" | "audio" | "sticker"; object: Record<string, unknown> };
 }
 
 let seq = 0;
@@ -34,13 +36,18 @@ export function whatsappMessageNotification(input: WhatsAppMessageInput): Record
               messaging_product: "whatsapp",
               metadata: { display_phone_number: input.displayPhoneNumber ?? "15550001111", phone_number_id: input.phoneNumberId },
               contacts: [{ profile: { name: input.name ?? "Ada" }, wa_id: input.from }],
-              messages: [{ from: input.from, id, timestamp: String(Math.floor(Date.now() / 1000)), type: "text", text: { body: input.text } }],
+              messages: [{ from: input.from, id, timestamp: String(Math.floor(Date.now() / 1000)), ...messageContent(input) }],
             },
           },
         ],
       },
     ],
   };
+}
+
+function messageContent(input: WhatsAppMessageInput): Record<string, unknown> {
+  if (input.media === undefined) return { type: "text", text: { body: input.text } };
+  return { type: input.media.type, [input.media.type]: { ...input.media.object, ...(input.text === "" ? {} : { caption: input.text }) } };
 }
 
 /** A status notification (sent, delivered, read): no message to answer. */

@@ -9,6 +9,7 @@ import type { ModelProvider } from "./model-provider.js";
 import { OpenAiProvider } from "./openai-provider.js";
 import { RetryingProvider } from "./retrying-provider.js";
 import { SecretRedactingProvider } from "./secret-redacting-provider.js";
+import { TracedProvider } from "./traced-provider.js";
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -25,8 +26,9 @@ export class ProviderRegistry {
   private readonly providers = new Map<string, ModelProvider>();
 
   constructor(models: GatewayConfig["models"], opts: ProviderRegistryOptions = {}) {
+    // Traced outermost of all: a call's span covers what the run waited.
     const metered = (name: string, provider: ModelProvider) =>
-      opts.metrics === undefined ? provider : new MeteredProvider(provider, name, opts.metrics);
+      new TracedProvider(opts.metrics === undefined ? provider : new MeteredProvider(provider, name, opts.metrics), name);
     this.providers.set(BUILTIN_PROVIDER, metered(BUILTIN_PROVIDER, new BuiltinProvider()));
     const scrub = createSecretScrubber(opts.secrets ?? []);
     for (const [name, p] of Object.entries(models.providers)) {

@@ -50,20 +50,27 @@ describe("RunEventPublisher", () => {
       [3, 0],
       [4, 1],
     ]);
-    expect(new Set(published.map((p) => p.subject))).toEqual(new Set([subjects.runEvents("e1", "r1")]));
+    const run = { startedBy: "e1", sessionKey: "s", runId: "r1" };
+    expect(published.map((p) => p.subject)).toEqual([
+      subjects.runEvents({ ...run, part: "life" }),
+      subjects.runEvents({ ...run, part: "out" }),
+      subjects.runEvents({ ...run, part: "out" }),
+      subjects.runEvents({ ...run, part: "out" }),
+    ]);
   });
 
-  it("sends the terminal event at once, after whatever is pending", async () => {
+  it("sends the terminal event at once, after whatever is pending, its record just before it on the final subject", async () => {
     const { bus, published, nextTurn } = recordingBus();
     const events = new RunEventPublisher(bus, subjects, { runId: "r1", sessionKey: "s", edgeId: "e1" });
     events.emit("assistant", { text: "a" });
     events.emit("lifecycle", { phase: "end" }, FINAL);
-    expect(published.map((p) => [p.seq, p.final])).toEqual([
-      [1, false],
-      [2, true],
+    expect(published.map((p) => [p.seq, p.final, p.subject.split(".").at(-1)])).toEqual([
+      [1, false, "out"],
+      [2, true, "final"],
+      [2, false, "life"],
     ]);
     await nextTurn();
-    expect(published).toHaveLength(2);
+    expect(published).toHaveLength(3);
   });
 
   it("holds every event until release, and drop discards them", async () => {

@@ -1,9 +1,10 @@
 import type { Bus, Subjects } from "@gw/bus";
 import type { AgentStream, RunRecord, RunRequest } from "@gw/contracts";
-import { encodeAgentEvent } from "@gw/runs";
+import { agentEventMessage, type RunAddress, type RunMessage, terminalMessages } from "@gw/runs";
 
 /**
- * Publishes one run's `agent` events once, on its run subject, numbered from 1 in order. A held
+ * Publishes one run's `agent` events once, numbered from 1 in order, each on the subject of its
+ * part (lifecycle, output; the terminal event's record on `final`: agent-events.ts). A held
  * publisher keeps its events until release() (then sends them in order) or drop().
  *
  * Events emitted while the runner handles one batch of I/O (a model's chunks read together)
@@ -14,31 +15,26 @@ import { encodeAgentEvent } from "@gw/runs";
  */
 export class RunEventPublisher {
   private seq = 0;
-  private readonly subject: string;
-  private held: Uint8Array[] | undefined;
-  private pending: Uint8Array[] = [];
+  private held: RunMessage[] | undefined;
+  private pending: RunMessage[] = [];
   private scheduled: NodeJS.Immediate | undefined;
-
-  private readonly runId: string;
-  private readonly sessionKey: string;
+  private readonly run: RunAddress;
 
   /** `run.edgeId` is the edge that started the run: the subject names it (libs/bus subjects). */
   constructor(
     private readonly bus: Bus,
-    subjects: Subjects,
+    private readonly subjects: Subjects,
     run: Pick<RunRequest, "runId" | "sessionKey" | "edgeId">,
     opts: { held?: boolean } = {},
   ) {
-    this.runId = run.runId;
-    this.sessionKey = run.sessionKey;
-    this.subject = subjects.runEvents(run.edgeId, run.runId);
+    this.run = { runId: run.runId, sessionKey: run.sessionKey, edgeId: run.edgeId };
     if (opts.held) this.held = [];
   }
 
   release(): void {
     const held = this.held;
     this.held = undefined;
-    for (const data of held ?? []) this.bus.publish(this.subject, data);
+    for (const m of held ?? []) this.bus.publish(m.subject, m.data);
   }
 
   drop(): void {
@@ -48,12 +44,16 @@ export class RunEventPublisher {
   /** `final`, on the terminal event, is the run's recorded outcome: the edges answer from it. */
   emit(stream: AgentStream, data: Record<string, unknown>, final?: RunRecord): void {
     this.seq += 1;
-    const encoded = encodeAgentEvent({ runId: this.runId, stream, data }, { sessionKey: this.sessionKey, seq: this.seq, final });
+    const event = { runId: this.run.runId, stream, data };
+    const messages =
+      final === undefined
+        ? [agentEventMessage(this.subjects, this.run, event, this.seq)]
+        : terminalMessages(this.subjects, this.run, event, this.seq, final);
     if (this.held) {
-      this.held.push(encoded);
+      this.held.push(...messages);
       return;
     }
-    this.pending.push(encoded);
+    this.pending.push(...messages);
     if (final !== undefined) this.flush();
     else this.scheduled ??= setImmediate(() => this.flush());
   }
@@ -63,6 +63,6 @@ export class RunEventPublisher {
     this.scheduled = undefined;
     const pending = this.pending;
     this.pending = [];
-    for (const data of pending) this.bus.publish(this.subject, data);
+    for (const m of pending) this.bus.publish(m.subject, m.data);
   }
 }

@@ -1,4 +1,4 @@
-import type { Bus, Subjects } from "@gw/bus";
+import { beginSpan, type Bus, type Subjects } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import type { RunRecord, RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
@@ -80,7 +80,7 @@ async function loadLocked(
   // Runs on one session take turns, others run in parallel.
   await deps.locks.acquire(req.sessionKey, req.runId, signal);
   lock.held = true;
-  return deps.sessions.load(req.sessionKey, agentId);
+  return deps.sessions.load(req.sessionKey, agentId, signal);
 }
 
 /** A stateless run's conversation comes with the request; there is no session to read or lock. */
@@ -229,6 +229,8 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
   events.emit("lifecycle", { phase: "start" });
   const lock: SessionLock = { held: false };
   const started = performance.now();
+  // The run's span: a child of the request that queued it, whichever runner takes it.
+  const span = beginSpan("agent-runner", "agent run", "consumer")?.set("gw.run.id", req.runId).set("gw.runner.id", deps.runnerId);
   const facts: RunFacts = { agentId: req.agentId, model: req.model };
   const summarize = (result: string) => {
     const summary: RunSummary = {
@@ -241,6 +243,7 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
     };
     log.info(summary, "run finished");
     deps.observer?.finished(summary);
+    span?.set("gen_ai.agent.id", summary.agentId).set("gen_ai.request.model", summary.model).set("gw.outcome", result).end(result);
   };
   let outcome: { result: LoopResult } | { err: unknown };
   try {
@@ -275,6 +278,8 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
     clearTimeout(timer);
     clearInterval(beat);
     deps.active.delete(req.runId);
+    // A run that was not ours (claimed elsewhere, already finished) ends its span unmarked.
+    span?.set("gw.outcome", "not_ours").end();
     if (lock.held) await deps.locks.release(req.sessionKey, req.runId).catch(() => undefined);
   }
 }

@@ -75,17 +75,32 @@ export function messageToEntry(message: ChatMessage, runId: string, sender: stri
  * history and dropping the exchange: an answer the session does not hold would be lost data
  * (docs/decisions.md "Agent runs").
  */
+/** Settles as `work` does, or rejects with the signal's reason once it aborts (a read, abandoned). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 export class SessionClient {
   constructor(private readonly deps: { bus: Bus; subjects: Subjects; timeoutMs: number; historyLimit: number }) {}
 
-  async load(key: string, agentId: string): Promise<SessionView> {
-    const res = await callRpc(
+  /**
+   * The session's history. `signal` (the run's) cuts the wait short: a read whose reply was lost
+   * in a NATS restart would otherwise hold the run for the whole request timeout, past its own.
+   */
+  async load(key: string, agentId: string, signal?: AbortSignal): Promise<SessionView> {
+    const read = callRpc(
       this.deps.bus,
       this.deps.subjects,
       RPC.sessionsHistory,
       { key, agentId, limit: this.deps.historyLimit, create: true },
       { timeoutMs: this.deps.timeoutMs },
     );
+    const res = await (signal === undefined ? read : untilAborted(read, signal));
     return { model: res.session?.model ?? "", thinking: res.session?.thinking ?? "", ...entriesToMessages(res.entries) };
   }
 

@@ -39,7 +39,8 @@ export class SessionLocks {
     });
     try {
       // Listening before looking again: a release between our two looks is heard, not missed.
-      await this.deps.bus.flush();
+      // A flush cut short by a NATS reconnect leaves the recheck below to find the release.
+      await this.deps.bus.flush().catch(() => undefined);
       while (!(await this.deps.registry.tryLockSession(sessionKey, runId))) {
         signal.throwIfAborted();
         if (!released) await this.sleep(signal, (w) => (wake = w));

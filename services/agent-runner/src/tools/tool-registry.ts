@@ -1,6 +1,7 @@
 import { describeIssues, GatewayError, type ToolResult } from "@gw/contracts";
 import { z } from "zod";
 import type { ToolSpec } from "../providers/model-provider.js";
+import { boundToolResult } from "./result-bound.js";
 
 export interface ToolContext {
   signal: AbortSignal;
@@ -31,12 +32,19 @@ export function toWireName(name: string): string {
   return name.replace(/\./g, "__");
 }
 
+/** runner.maxToolResultBytes's default (256 KiB), for registries built without the config. */
+export const DEFAULT_MAX_RESULT_BYTES = 262_144;
+
 /** Every tool the runner knows; agents see the subset their `tools` allow list names. */
 export class ToolRegistry {
   private readonly byName = new Map<string, ToolDefinition>();
   private readonly byWire = new Map<string, ToolDefinition>();
 
-  constructor(tools: ToolDefinition[]) {
+  /** `maxResultBytes`: runner.maxToolResultBytes, the most JSON a tool's result may take. */
+  constructor(
+    tools: ToolDefinition[],
+    private readonly opts: { maxResultBytes: number } = { maxResultBytes: DEFAULT_MAX_RESULT_BYTES },
+  ) {
     for (const tool of tools) {
       this.byName.set(tool.name, tool);
       this.byWire.set(toWireName(tool.name), tool);
@@ -73,6 +81,6 @@ export class ToolRegistry {
   async run(tool: ToolDefinition, params: unknown, ctx: ToolContext): Promise<ToolResult> {
     const parsed = tool.input.safeParse(params ?? {});
     if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "params"));
-    return tool.run(parsed.data, ctx);
+    return boundToolResult(tool.name, await tool.run(parsed.data, ctx), this.opts.maxResultBytes);
   }
 }

@@ -1,7 +1,7 @@
 import { createSubjects, InProcessBus } from "@gw/bus";
 import type { RunRequest } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
-import { encodeAgentEvent, InProcessRunQueue, RunRegistry } from "@gw/runs";
+import { InProcessRunQueue, RunRegistry, terminalMessages } from "@gw/runs";
 import { createMemoryFastStore } from "@gw/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AgentTurns } from "./agent-turns.js";
@@ -30,10 +30,9 @@ function startRunner() {
       await sleep(behaviour.delayMs);
       clearInterval(beat);
       const final = await registry.finish(claimed, { payloads: [{ type: "text", text: `You said: ${request.message}` }] });
-      bus.publish(
-        subjects.runEvents(request.edgeId, request.runId),
-        encodeAgentEvent({ runId: request.runId, stream: "lifecycle", data: { phase: "end" } }, { sessionKey: request.sessionKey, seq: 1, final }),
-      );
+      for (const m of terminalMessages(subjects, request, { runId: request.runId, stream: "lifecycle", data: { phase: "end" } }, 1, final)) {
+        bus.publish(m.subject, m.data);
+      }
     },
     { maxConcurrent: 8 },
   );

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Bus, Subjects, Unsubscribe } from "@gw/bus";
 import { decodeClientEvent, GatewayError, isFinal, isGatewayError, type RunRecord, type RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import { encodeAgentEvent, finalRecordOf, type RunQueue, type RunRegistry, TERMINAL_SEQ } from "@gw/runs";
+import { finalRecordOf, publishRunEnd, type RunQueue, type RunRegistry } from "@gw/runs";
 
 export interface AgentTurnsDeps {
   bus: Bus;
@@ -48,7 +48,7 @@ export class AgentTurns {
   constructor(private readonly deps: AgentTurnsDeps) {}
 
   start(): void {
-    this.ownRuns = this.deps.bus.subscribe(this.deps.subjects.runEvents(this.deps.starterId, "*"), (data) => this.onEvent(data));
+    this.ownRuns = this.deps.bus.subscribe(this.deps.subjects.runEvents({ startedBy: this.deps.starterId, part: "final" }), (data) => this.onEvent(data));
   }
 
   stop(): void {
@@ -152,8 +152,8 @@ export class AgentTurns {
         );
       };
       this.wait(runId, onFinal);
-      // A run started by another replica publishes on that replica's subject.
-      if (foreign) subscription = this.deps.bus.subscribe(this.deps.subjects.runEvents("*", runId), (data) => this.onEvent(data));
+      // A run started by another replica publishes on that replica's subjects; only its record matters here.
+      if (foreign) subscription = this.deps.bus.subscribe(this.deps.subjects.runEvents({ runId, part: "final" }), (data) => this.onEvent(data));
       timer = setTimeout(check, this.deps.pollMs ?? 1_000);
     });
   }
@@ -175,13 +175,7 @@ export class AgentTurns {
   /** Ends a run for a runner that cannot, and tells every follower, as the edge does (end-run.ts). */
   private async end(record: RunRecord, code: "UNAVAILABLE" | "TIMEOUT", message: string): Promise<RunRecord> {
     const final = await this.deps.registry.finish(record, { error: { code, message } });
-    this.deps.bus.publish(
-      this.deps.subjects.runEvents(record.edgeId, record.runId),
-      encodeAgentEvent(
-        { runId: record.runId, stream: "lifecycle", data: { phase: "error", error: message, code } },
-        { sessionKey: record.sessionKey, seq: TERMINAL_SEQ, final },
-      ),
-    );
+    publishRunEnd(this.deps.bus, this.deps.subjects, final, code, message);
     return final;
   }
 

@@ -1,4 +1,4 @@
-import type { InboundMessage } from "@gw/channels";
+import type { InboundAttachment, InboundMessage } from "@gw/channels";
 import type { InboundOrigin } from "./sink.js";
 
 /**
@@ -24,14 +24,46 @@ export function eventKeyOf(origin: InboundOrigin, eventId: string): string {
   return `in:${origin.channelId}:${origin.accountId}:${eventId}`;
 }
 
+/** A message's attachments beyond this many are counted, not described. */
+const MAX_DESCRIBED = 20;
+/** Names, types and ids longer than this are cut (the platform wrote them, not the person). */
+const MAX_FIELD = 200;
+
 /**
- * What the agent reads: the text, with the sender's name in front in groups (several people
- * share the session there), and attachment URLs after it (runs carry text only).
+ * What the agent reads: the text, then one line per attachment describing it, with the
+ * sender's name in front in groups (several people share the session there). Runs and session
+ * messages carry text (SPEC §2), and delivery downloads nothing a person sends; the agent gets
+ * what the file is and where the platform keeps it.
  */
 export function turnText(msg: InboundMessage): string {
   const lines: string[] = [];
   const text = msg.text.trim();
-  if (text !== "") lines.push(msg.chatType === "group" ? `${msg.senderName ?? msg.sender}: ${text}` : text);
-  for (const url of msg.mediaUrls ?? []) lines.push(`[attachment] ${url}`);
+  if (text !== "") lines.push(text);
+  const attachments = msg.attachments ?? [];
+  for (const attachment of attachments.slice(0, MAX_DESCRIBED)) lines.push(describeAttachment(attachment));
+  if (attachments.length > MAX_DESCRIBED) lines.push(`[${attachments.length - MAX_DESCRIBED} more attachments]`);
+  if (msg.chatType === "group" && lines.length > 0) lines[0] = `${msg.senderName ?? msg.sender}: ${lines[0]}`;
   return lines.join("\n");
+}
+
+/** `[attachment: image "cat.jpg", image/jpeg, 48.2 KB, id AgAD…, https://…]`: only what the platform said. */
+export function describeAttachment(a: InboundAttachment): string {
+  const parts = [clean(a.kind) || "file"];
+  if (a.name !== undefined && a.name !== "") parts[0] += ` ${JSON.stringify(a.name.slice(0, MAX_FIELD))}`;
+  if (a.mimeType !== undefined && clean(a.mimeType) !== "") parts.push(clean(a.mimeType));
+  if (a.size !== undefined && Number.isFinite(a.size) && a.size >= 0) parts.push(formatBytes(a.size));
+  if (a.id !== undefined && clean(a.id) !== "") parts.push(`id ${clean(a.id)}`);
+  if (a.url !== undefined && /^https?:\/\/\S+$/.test(a.url)) parts.push(a.url);
+  return `[attachment: ${parts.join(", ")}]`;
+}
+
+/** Platform-given tokens: no spaces, brackets or control characters, bounded. */
+function clean(value: string): string {
+  return value.replace(/[^\w.+/:;=@-]/g, "").slice(0, MAX_FIELD);
+}
+
+function formatBytes(size: number): string {
+  if (size < 1024) return `${size} bytes`;
+  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KB`;
+  return `${(size / (1024 * 1024)).toFixed(1)} MB`;
 }

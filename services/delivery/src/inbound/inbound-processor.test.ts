@@ -25,6 +25,7 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000
 /** A turn that records who took which message when, and takes `slowMs` for messages saying "slow". */
 class RecordingTurn {
   readonly taken: Array<{ replica: string; session: string; eventId: string }> = [];
+  readonly gaveUp: string[] = [];
   private readonly running = new Set<string>();
   overlapped = false;
   failNext = 0;
@@ -45,6 +46,7 @@ class RecordingTurn {
         this.running.delete(session);
         this.taken.push({ replica, session, eventId: item.message.eventId });
       },
+      giveUp: async (_read: QueueRead, item: QueuedMessage) => void this.gaveUp.push(item.message.eventId),
     };
   }
 
@@ -67,11 +69,11 @@ afterEach(async () => {
   await fastStore.close();
 });
 
-async function replica(name: string, turn: RecordingTurn, opts: { leaseMs?: number; scanEveryMs?: number } = {}) {
+async function replica(name: string, turn: RecordingTurn, opts: { leaseMs?: number; scanEveryMs?: number; retryForMs?: number } = {}) {
   const store = new InboundStore(await durable.kv("delivery_inbound"), { maxPerSession: 100 });
   const processor = new InboundProcessor(
     { store, answered: new AnsweredEvents(fastStore, 60_000), turn: turn.forReplica(name), fastStore, status: new StatusBook(fastStore), logger },
-    { replicaId: name, leaseMs: opts.leaseMs ?? 1_000, retryForMs: 60_000, scanEveryMs: opts.scanEveryMs ?? 100 },
+    { replicaId: name, leaseMs: opts.leaseMs ?? 1_000, retryForMs: opts.retryForMs ?? 60_000, scanEveryMs: opts.scanEveryMs ?? 100 },
   );
   processors.push(processor);
   return { store, processor };
@@ -143,6 +145,18 @@ describe("InboundProcessor", () => {
     await post(r, "tg:42", "2");
     await until(() => turn.taken.length === 2, 5_000);
     expect(turn.order("tg:42")).toEqual(["1", "2"]);
+  });
+
+  it("drops a message whose turn keeps failing past retryForMs, tells its sender, and goes on with the next", async () => {
+    const turn = new RecordingTurn();
+    turn.failNext = 3;
+    const r = await replica("a", turn, { scanEveryMs: 50, retryForMs: 1_500 });
+    r.processor.start();
+    await post(r, "tg:42", "1");
+    await post(r, "tg:42", "2");
+    await until(() => turn.taken.length === 1, 10_000);
+    expect(turn.gaveUp).toEqual(["1"]);
+    expect(turn.order("tg:42")).toEqual(["2"]);
   });
 
   it("skips a message whose turn is already over (answered before a crash)", async () => {

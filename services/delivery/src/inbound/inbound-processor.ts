@@ -22,8 +22,8 @@ export interface InboundProcessorOptions {
 export interface InboundProcessorDeps {
   store: InboundStore;
   answered: AnsweredEvents;
-  /** Takes one message's turn (InboundTurn); throws when the gateway's side failed. */
-  turn: Pick<InboundTurn, "take">;
+  /** Takes one message's turn (InboundTurn); throws when the gateway's side failed. `giveUp` never throws. */
+  turn: Pick<InboundTurn, "take" | "giveUp">;
   fastStore: FastStore;
   status: StatusBook;
   logger: Logger;
@@ -147,6 +147,7 @@ export class InboundProcessor {
       }
       this.deps.logger.error({ err, eventKey }, "an inbound message is dropped after failing for too long");
       this.deps.status.inboundFailure(queue.channelId, queue.accountId, `dropped ${eventKey}: ${(err as Error).message}`);
+      await this.deps.turn.giveUp(read, item);
     }
     this.failures.delete(read.key);
     await this.deps.answered.mark(eventKey);

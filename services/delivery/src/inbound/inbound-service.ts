@@ -82,7 +82,8 @@ export async function startInbound(deps: InboundDeps): Promise<Inbound> {
     starterId: `delivery-${deps.replicaId}`,
     defaultTimeoutSeconds: deps.config.runner.defaultTimeoutSeconds,
   });
-  const turn = new InboundTurn({ ...deps, answered, pairing, turns });
+  const replies = { failureReply: settings.inbound.failureReply, timeoutReply: settings.inbound.timeoutReply };
+  const turn = new InboundTurn({ ...deps, answered, pairing, turns, replies });
   const processor = new InboundProcessor(
     { store, answered, turn, fastStore: deps.fastStore, status: deps.status, logger: deps.logger },
     {

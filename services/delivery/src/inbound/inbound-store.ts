@@ -15,7 +15,18 @@ const MessageSchema = z.object({
   mentioned: z.boolean(),
   fromBot: z.boolean(),
   text: z.string(),
-  mediaUrls: z.array(z.string()).optional(),
+  attachments: z
+    .array(
+      z.object({
+        kind: z.string(),
+        name: z.string().optional(),
+        mimeType: z.string().optional(),
+        size: z.number().optional(),
+        url: z.string().optional(),
+        id: z.string().optional(),
+      }),
+    )
+    .optional(),
   sentAt: z.number(),
 });
 

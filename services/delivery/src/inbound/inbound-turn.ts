@@ -1,3 +1,4 @@
+import type { InboundMessage } from "@gw/channels";
 import type { DeliverySendRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { ChannelAccount, ChannelDirectory } from "../channel-directory.js";
@@ -9,10 +10,18 @@ import type { AnsweredEvents } from "./answered-events.js";
 import { eventKeyOf, turnText } from "./conversation.js";
 import type { QueueRead, QueuedMessage } from "./inbound-store.js";
 import type { PairingBook, PairingEntry } from "./pairing-book.js";
-import { allowListed, judgeSender, needsApprovalLookup } from "./sender-policy.js";
+import { allowListed, judgeSender, needsApprovalLookup, type Verdict } from "./sender-policy.js";
+import type { InboundOrigin } from "./sink.js";
 import { startTyping } from "./typing.js";
 
+/** What the sender is told when the run fails (delivery.inbound.failureReply / timeoutReply; "" for nothing). */
+export interface FailureReplies {
+  failureReply: string;
+  timeoutReply: string;
+}
+
 export interface InboundTurnDeps {
+  replies: FailureReplies;
   answered: AnsweredEvents;
   pairing: PairingBook;
   turns: AgentTurns;
@@ -52,9 +61,7 @@ export class InboundTurn {
     }
     let answer = await this.deps.answered.answerOf(eventKey);
     if (answer === undefined) {
-      const policy = account.inbound;
-      const known = needsApprovalLookup(msg, policy) ? await this.deps.pairing.isApproved(origin, msg.sender) : allowListed(policy, msg.sender);
-      const verdict = judgeSender(msg, policy, known);
+      const verdict = await this.verdict(account, origin, msg);
       if (verdict.kind === "ignore") {
         this.deps.logger.debug({ eventKey, reason: verdict.reason }, "inbound message not answered");
         return;
@@ -64,7 +71,7 @@ export class InboundTurn {
         if (notify) await this.answer(account, eventKey, msg.chat, msg.threadId, pairingText(entry));
         return;
       }
-      const stopTyping = startTyping(account.adapter, msg.chat, msg.threadId, this.deps.logger);
+      const stopTyping = startTyping(account.adapter, msg.chat, msg.threadId, this.deps.logger, msg.eventId);
       try {
         answer = await this.run(account, read, msg, eventKey);
         if (answer === undefined) return;
@@ -78,7 +85,36 @@ export class InboundTurn {
     await this.answer(account, eventKey, msg.chat, msg.threadId, answer);
   }
 
-  /** The agent's answer, or undefined when there is none to send (the run failed or said nothing). */
+  /**
+   * A message dropped after its turn kept failing on the gateway's side: a sender the agent
+   * would have answered is told (`failureReply`), best effort, once (the event's key), since
+   * the gateway may still be down.
+   */
+  async giveUp(read: QueueRead, item: QueuedMessage): Promise<void> {
+    const origin = { channelId: read.queue.channelId, accountId: read.queue.accountId };
+    const msg = item.message;
+    const account = this.deps.directory.account(origin.channelId, origin.accountId);
+    const text = failureReply("INTERNAL", this.deps.replies);
+    if (account === undefined || account.accountId !== origin.accountId || text === "") return;
+    try {
+      if ((await this.verdict(account, origin, msg)).kind !== "answer") return;
+      await this.answer(account, eventKeyOf(origin, msg.eventId), msg.chat, msg.threadId, text);
+    } catch (err) {
+      this.deps.logger.warn({ err: errorText(err), channel: origin.channelId }, "cannot tell the sender of a dropped message");
+    }
+  }
+
+  private async verdict(account: ChannelAccount, origin: InboundOrigin, msg: InboundMessage): Promise<Verdict> {
+    const policy = account.inbound;
+    const known = needsApprovalLookup(msg, policy) ? await this.deps.pairing.isApproved(origin, msg.sender) : allowListed(policy, msg.sender);
+    return judgeSender(msg, policy, known);
+  }
+
+  /**
+   * The agent's answer; for a failed run, the configured short reply (the failure is logged and
+   * in channels.status); undefined when there is nothing to send (the run said nothing, it was
+   * aborted, or the reply is configured empty).
+   */
   private async run(account: ChannelAccount, read: QueueRead, msg: QueuedMessage["message"], eventKey: string): Promise<string | undefined> {
     const record = await this.deps.turns.run({
       runId: eventKey,
@@ -88,10 +124,12 @@ export class InboundTurn {
       sender: msg.senderName ?? msg.sender,
     });
     if (record.state === "error") {
-      const why = `${record.error?.code ?? "INTERNAL"}: ${record.error?.message ?? "the run failed"}`;
-      this.deps.logger.warn({ eventKey, error: why }, "the agent's run for an inbound message failed; no answer");
+      const code = record.error?.code ?? "INTERNAL";
+      const why = `${code}: ${record.error?.message ?? "the run failed"}`;
+      const reply = failureReply(code, this.deps.replies);
+      this.deps.logger.warn({ eventKey, error: why, replied: reply !== "" }, "the agent's run for an inbound message failed");
       this.deps.status.inboundFailure(account.channelId, account.accountId, `run ${eventKey} failed: ${why}`);
-      return undefined;
+      return reply === "" ? undefined : reply;
     }
     const text = (record.payloads ?? []).map((p) => p.text).join("\n\n");
     return text.trim() === "" ? undefined : text;
@@ -123,6 +161,12 @@ export class InboundTurn {
       if (transient) await this.deps.outbox.enqueue(request, `inbound:${eventKey}`);
     }
   }
+}
+
+/** An operator's abort is deliberate and gets no reply; a timeout says so; anything else is a failure. */
+export function failureReply(code: string, replies: FailureReplies): string {
+  if (code === "ABORTED") return "";
+  return (code === "TIMEOUT" ? replies.timeoutReply : replies.failureReply).trim();
 }
 
 function pairingText(entry: PairingEntry): string {

@@ -38,7 +38,7 @@ describe("the sender policy", () => {
   it("never answers bots, its own messages included, or empty messages", () => {
     expect(judgeSender({ ...direct, fromBot: true }, policy({ dmPolicy: "open" }), true)).toMatchObject({ kind: "ignore", reason: /bot/ });
     expect(judgeSender({ ...direct, text: "  " }, policy({ dmPolicy: "open" }), true)).toMatchObject({ kind: "ignore", reason: /empty/ });
-    expect(judgeSender({ ...direct, text: "", mediaUrls: ["https://x.example/a.png"] }, policy({ dmPolicy: "open" }), true)).toEqual({ kind: "answer" });
+    expect(judgeSender({ ...direct, text: "", attachments: [{ kind: "image", url: "https://x.example/a.png" }] }, policy({ dmPolicy: "open" }), true)).toEqual({ kind: "answer" });
   });
 
   it("answers in groups only when mentioned, unless groups.requireMention is false", () => {

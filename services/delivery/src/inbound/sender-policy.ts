@@ -72,7 +72,7 @@ export function judgeSender(msg: InboundMessage, policy: InboundPolicy, known: b
 function screen(msg: InboundMessage, policy: InboundPolicy): Verdict | undefined {
   if (msg.fromBot) return { kind: "ignore", reason: "written by a bot" };
   if (policy.dmPolicy === "disabled") return { kind: "ignore", reason: "inbound messages are disabled for this account" };
-  if (msg.text.trim() === "" && (msg.mediaUrls?.length ?? 0) === 0) return { kind: "ignore", reason: "an empty message" };
+  if (msg.text.trim() === "" && (msg.attachments?.length ?? 0) === 0) return { kind: "ignore", reason: "an empty message" };
   if (msg.chatType === "group" && policy.requireMention && !msg.mentioned) {
     return { kind: "ignore", reason: "a group message that does not mention the bot" };
   }

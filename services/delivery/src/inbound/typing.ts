@@ -7,24 +7,28 @@ const CALL_TIMEOUT_MS = 5_000;
 
 /**
  * Shows "typing…" in a chat while the agent works, where the platform has it (`adapter.typing`),
- * renewed until the returned stop is called; the answer itself clears it on the platforms that
- * have one. Best effort: a failed call is logged at debug level and never fails the turn.
+ * renewed until the returned stop is called, which hides it where the platform can
+ * (`adapter.stopTyping`); elsewhere the answer clears it, or it fades within seconds. Best
+ * effort: a failed call is logged at debug level and never fails the turn.
  */
-export function startTyping(adapter: ChannelAdapter, chat: string, threadId: string | undefined, logger: Logger): () => void {
+export function startTyping(adapter: ChannelAdapter, chat: string, threadId: string | undefined, logger: Logger, replyingTo?: string): () => void {
   const typing = adapter.typing?.bind(adapter);
   if (typing === undefined) return () => undefined;
   let stopped = false;
-  const show = () => {
-    if (stopped) return;
-    typing(chat, threadId, AbortSignal.timeout(CALL_TIMEOUT_MS)).catch((err: unknown) =>
-      logger.debug({ err: (err as Error).message, chat }, "typing indicator failed"),
+  const call = (what: string, fn: (chat: string, threadId: string | undefined, signal: AbortSignal, replyingTo?: string) => Promise<void>) =>
+    fn(chat, threadId, AbortSignal.timeout(CALL_TIMEOUT_MS), replyingTo).catch((err: unknown) =>
+      logger.debug({ err: (err as Error).message, chat }, `${what} failed`),
     );
+  const show = () => {
+    if (!stopped) void call("typing indicator", typing);
   };
   show();
-  const timer = setInterval(show, RENEW_EVERY_MS);
+  const timer = setInterval(show, adapter.typingRenewMs ?? RENEW_EVERY_MS);
   timer.unref();
   return () => {
     stopped = true;
     clearInterval(timer);
+    const hide = adapter.stopTyping?.bind(adapter);
+    if (hide !== undefined) void call("hiding the typing indicator", hide);
   };
 }

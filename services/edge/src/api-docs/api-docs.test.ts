@@ -5,7 +5,7 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import { Parser } from "@asyncapi/parser";
 import { createSubjects, InProcessBus } from "@gw/bus";
 import { createLogger } from "@gw/runtime";
-import { InProcessRunQueue, RunRegistry } from "@gw/runs";
+import { InProcessRunEventLog, InProcessRunQueue, RunRegistry } from "@gw/runs";
 import { createFileDurableStore, createMemoryFastStore } from "@gw/store";
 import { describe, expect, it } from "vitest";
 import { rolesFor } from "../auth/permissions.js";
@@ -14,6 +14,8 @@ import { defaultConfig } from "@gw/config";
 import { EventHub } from "../events/event-hub.js";
 import { RunClient } from "../runs/run-client.js";
 import { RunEventRouter } from "../events/run-event-router.js";
+import { agentSubscribeMethods } from "../methods/agent-subscribe.js";
+import { AgentSubscriptions } from "../events/agent-subscriptions.js";
 import { agentRunMethods } from "../methods/agent-runs.js";
 import { agentMethods } from "../methods/agents.js";
 import { channelPairingMethods } from "../methods/channel-pairing.js";
@@ -55,6 +57,16 @@ async function registeredMethods() {
   const defs = [
     ...agentMethods(busDeps),
     ...agentRunMethods(runs),
+    ...agentSubscribeMethods(
+      new AgentSubscriptions({
+        router,
+        hub,
+        registry: new RunRegistry(store),
+        log: new InProcessRunEventLog({ bus, subjects }, { maxAgeMs: 1_000, maxBytes: 1_000 }),
+        logger,
+        maxPerConnection: 10,
+      }),
+    ),
     ...sessionMethods(busDeps),
     ...deliveryMethods({ ...busDeps, sendTimeoutMs: 1_000 }),
     ...pairingMethods(devices),

@@ -52,6 +52,19 @@ export const AgentWaitResult = z.object({
 
 export const RunAbortResult = z.object({ runId: z.string(), aborted: z.boolean() });
 
+const subscriptionNames = {
+  runId: z.string().optional(),
+  sessionKey: z.string().optional(),
+  all: z.literal(true).optional(),
+};
+export const AgentSubscribeResult = z.object({
+  subscribed: z.boolean().describe("false when the run is over: nothing more will come"),
+  ...subscriptionNames,
+  status: z.enum(["queued", "running", "ok", "error"]).optional().describe("a run subscription: the run's state"),
+  lastSeq: z.number().optional().describe("with afterSeq: the seq of the last event sent before this answer"),
+});
+export const AgentUnsubscribeResult = z.object({ unsubscribed: z.boolean(), ...subscriptionNames });
+
 const sessionSummaryFields = {
   key: z.string(),
   agentId: z.string(),
@@ -93,6 +106,7 @@ export const SessionsUnsubscribeResult = z.object({ unsubscribed: z.literal(true
 
 export const AgentEvent = z.object({
   runId: z.string(),
+  seq: z.number().describe("the event's number in its run, from 1; agent.subscribe resumes after it"),
   stream: z.enum(["assistant", "tool", "lifecycle"]),
   data: z
     .record(z.string(), z.unknown())

@@ -2,6 +2,8 @@ import {
   AgentIdentityGetParamsSchema,
   AgentParamsSchema,
   AgentsListParamsSchema,
+  AgentSubscribeParamsSchema,
+  AgentUnsubscribeParamsSchema,
   AgentWaitParamsSchema,
   ChannelsPairingApproveParamsSchema,
   ChannelsPairingListParamsSchema,
@@ -69,6 +71,19 @@ const ENTRIES: readonly Entry[] = [
     summary: "Wait for a run to finish, from any connection or edge.",
     params: AgentWaitParamsSchema,
     result: P.AgentWaitResult,
+  },
+  {
+    name: "agent.subscribe",
+    summary:
+      "Receive the agent events of one run (afterSeq: first every kept event after that seq, from any edge), of a session's runs, or of every run (all: control only).",
+    params: AgentSubscribeParamsSchema,
+    result: P.AgentSubscribeResult,
+  },
+  {
+    name: "agent.unsubscribe",
+    summary: "Stop receiving the events agent.subscribe asked for.",
+    params: AgentUnsubscribeParamsSchema,
+    result: P.AgentUnsubscribeResult,
   },
   { name: "chat.abort", summary: "Abort a run.", params: RunAbortParamsSchema, result: P.RunAbortResult },
   { name: "agent.abort", summary: "Alias of chat.abort.", params: RunAbortParamsSchema, result: P.RunAbortResult },

@@ -22,6 +22,8 @@ const CHAT_METHODS = [
   "agent.identity.get",
   "agent",
   "agent.wait",
+  "agent.subscribe",
+  "agent.unsubscribe",
   "chat.abort",
   "agent.abort",
   "sessions.preview",
@@ -30,7 +32,8 @@ const CHAT_METHODS = [
 ];
 
 /**
- * control: everything, and every run's, session's, pairing's and device's events.
+ * control: everything, and every run's lifecycle, session's, pairing's and device's events (a
+ *   run's whole stream when it follows or subscribes to it: agent.subscribe, `all` for every run).
  * node (a device): chat with agents on the sessions it names, ask to be paired, rotate its own
  *   token; events of its runs and watched sessions, and its own pairing result.
  * webchat: chat with agents on its own sessions only (`webchat:<owner>`, session-scope.ts);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { requestIdOf, runInTrace, startSpan, type TraceContext } from "@gw/bus";
+import { beginSpan, requestIdOf, runInTrace, startSpan, type TraceContext } from "@gw/bus";
 import type { Logger, Metrics } from "@gw/runtime";
 import type { FastifyInstance } from "fastify";
 import { REQUEST_ID_HEADER } from "./errors.js";
@@ -22,8 +22,8 @@ export function requestIdFor(raw: IncomingMessage): string {
  * Every HTTP request runs in its trace: the request id goes back as `x-request-id`, onto every
  * log line written while the request is handled, and over the bus to the services it calls. The
  * request is counted in the request metrics (surface "http", method "<verb> <route>", outcome the
- * status code) when its response ends or its connection closes, streams included, and logged
- * when `accessLog` is on.
+ * status code) when its response ends or its connection closes, streams included, logged
+ * when `accessLog` is on, and recorded as the trace's server span when tracing is on.
  */
 export function registerRequestTracing(app: FastifyInstance, deps: { logger: Logger; metrics: Metrics; accessLog: boolean }): void {
   app.addHook("onRequest", (request, reply, done) => {
@@ -31,12 +31,17 @@ export function registerRequestTracing(app: FastifyInstance, deps: { logger: Log
     void reply.header(REQUEST_ID_HEADER, request.id);
     const route = `${request.method} ${request.routeOptions.url ?? "unmatched"}`;
     const metered = deps.metrics.meter.begin("http", route);
+    const span = beginSpan("edge", route, "server", trace)
+      ?.set("http.request.method", request.method)
+      .set("http.route", request.routeOptions.url)
+      .set("url.path", request.url.split("?")[0]);
     const res = reply.raw;
     res.once("close", () => {
       // A response cut off before it ended (client gone, edge closing) counts as 499, nginx's
       // "client closed request": its status line may have said 200 long before.
       const status = res.writableFinished ? res.statusCode : 499;
       deps.metrics.meter.end(metered, String(status));
+      span?.set("http.response.status_code", status).end(status >= 500 ? String(status) : undefined);
       if (!deps.accessLog) return;
       deps.logger.info(
         {

@@ -14,7 +14,7 @@ import {
   RPC,
 } from "@gw/contracts";
 import { createLogger, createMetrics } from "@gw/runtime";
-import { InProcessRunQueue, RunRegistry } from "@gw/runs";
+import { InProcessRunEventLog, InProcessRunQueue, RunRegistry } from "@gw/runs";
 import { createFileDurableStore, createMemoryFastStore } from "@gw/store";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Edge, startEdge } from "../edge.js";
@@ -85,7 +85,7 @@ async function start(overrides: DeepPartial<GatewayConfigInput> = {}): Promise<S
       subjects,
       fastStore,
       durable,
-      runs: { queue: runQueue, registry: new RunRegistry(fastStore) },
+      runs: { queue: runQueue, registry: new RunRegistry(fastStore), events: new InProcessRunEventLog({ bus, subjects }, { maxAgeMs: 60_000, maxBytes: 1_048_576 }) },
       logger: createLogger({ service: "edge", level: "silent" }),
       metrics: createMetrics({ service: "edge", collectDefault: false }),
       edgeId: "hooks-test",

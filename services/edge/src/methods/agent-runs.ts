@@ -69,7 +69,8 @@ export function agentRunMethods(runs: RunClient) {
       name: "agent.wait",
       params: AgentWaitParamsSchema,
       handler: async (params, ctx) =>
-        waitResponse(params.runId, await runs.wait(params.runId, params.timeoutSeconds * 1000, {}, sessionOf(ctx))),
+        // The waiting socket hears the run's events from now on, as its starter does.
+        waitResponse(params.runId, await runs.wait(params.runId, params.timeoutSeconds * 1000, { targetId: ctx.connId }, sessionOf(ctx))),
     }),
     abort("chat.abort"),
     abort("agent.abort"),

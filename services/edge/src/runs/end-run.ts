@@ -1,6 +1,6 @@
 import type { Bus, Subjects } from "@gw/bus";
 import type { RunRecord } from "@gw/contracts";
-import { encodeAgentEvent, type RunRegistry, TERMINAL_SEQ } from "@gw/runs";
+import { publishRunEnd, type RunRegistry } from "@gw/runs";
 
 export interface EndRunDeps {
   bus: Bus;
@@ -22,12 +22,6 @@ export async function endRun(
   message: string,
 ): Promise<RunRecord> {
   const final = await deps.registry.finish(record, { error: { code, message } });
-  deps.bus.publish(
-    deps.subjects.runEvents(record.edgeId, record.runId),
-    encodeAgentEvent(
-      { runId: record.runId, stream: "lifecycle", data: { phase: "error", error: message, code } },
-      { sessionKey: record.sessionKey, seq: TERMINAL_SEQ, final },
-    ),
-  );
+  publishRunEnd(deps.bus, deps.subjects, final, code, message);
   return final;
 }

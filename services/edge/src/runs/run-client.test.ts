@@ -1,7 +1,8 @@
-import { createSubjects, InProcessBus } from "@gw/bus";
+import { InProcessBus } from "@gw/bus";
 import type { AgentEventPayload, RunRequest } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
-import { encodeAgentEvent, InProcessRunQueue, RunRegistry, TERMINAL_SEQ } from "@gw/runs";
+import { type Bus, createSubjects as subjectsFor } from "@gw/bus";
+import { agentEventMessage, InProcessRunQueue, type RunAddress, RunRegistry, TERMINAL_SEQ, terminalMessages } from "@gw/runs";
 import { createMemoryFastStore, type FastStore } from "@gw/store";
 import { waitFor } from "@gw/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -9,7 +10,14 @@ import { EventHub, type EventTarget } from "../events/event-hub.js";
 import { RunClient } from "./run-client.js";
 import { RunEventRouter } from "../events/run-event-router.js";
 
-const subjects = createSubjects("gw");
+const subjects = subjectsFor("gw");
+
+/** Publishes one run event as a runner does (the terminal one with its record when `final` is given). */
+function emitEvent(bus: Pick<Bus, "publish">, run: RunAddress, seq: number, stream: AgentEventPayload["stream"], data: Record<string, unknown>, final?: object): void {
+  const event = { runId: run.runId, stream, data };
+  const messages = final ? terminalMessages(subjects, run, event, seq, final as never) : [agentEventMessage(subjects, run, event, seq)];
+  for (const m of messages) bus.publish(m.subject, m.data);
+}
 const logger = createLogger({ service: "test", level: "silent" });
 
 /** A FastStore whose value writes land only when released: a registration slower than its run. */
@@ -56,14 +64,7 @@ describe("RunClient", () => {
     queue.consume(
       async (req: RunRequest) => {
         const emit = (seq: number, stream: AgentEventPayload["stream"], data: Record<string, unknown>, final?: object) =>
-          bus.publish(
-            subjects.runEvents(req.edgeId, req.runId),
-            encodeAgentEvent({ runId: req.runId, stream, data }, {
-              sessionKey: req.sessionKey,
-              seq,
-              ...(final ? { final: final as never } : {}),
-            }),
-          );
+          emitEvent(bus, req, seq, stream, data, final);
         emit(1, "lifecycle", { phase: "start" });
         emit(2, "assistant", { type: "text", text: "hi" });
         const final = { runId: req.runId, sessionKey: req.sessionKey, agentId: "", state: "done", edgeId: "e", createdAt: 0, updatedAt: 0, payloads: [{ type: "text", text: "hi" }] };
@@ -102,7 +103,7 @@ describe("RunClient", () => {
     hub.add(late);
     const seen: string[] = [];
     const attempt = client.run({ message: "x", sessionKey: "t:2", runId: "taken" }, { targetId: "s2", onEvent: (p) => seen.push(p.stream) });
-    bus.publish(subjects.runEvents("e", "taken"), encodeAgentEvent({ runId: "taken", stream: "assistant", data: { type: "text", text: "secret" } }, { sessionKey: "t:2", seq: 1 }));
+    emitEvent(bus, { runId: "taken", sessionKey: "t:2", edgeId: "e" }, 1, "assistant", { type: "text", text: "secret" });
     await expect(attempt).rejects.toMatchObject({ code: "CONFLICT" });
     await bus.flush();
     expect(seen).toEqual([]);
@@ -124,10 +125,7 @@ describe("RunClient", () => {
       async (req: RunRequest) => {
         const final = { runId: req.runId, sessionKey: req.sessionKey, agentId: "", state: "done", edgeId: "e", createdAt: 0, updatedAt: 0, payloads: [{ type: "text", text: "ok" }] };
         await new Promise((resolve) => setTimeout(resolve, 20));
-        bus.publish(
-          subjects.runEvents(req.edgeId, req.runId),
-          encodeAgentEvent({ runId: req.runId, stream: "lifecycle", data: { phase: "end" } }, { sessionKey: req.sessionKey, seq: TERMINAL_SEQ, final: final as never }),
-        );
+        emitEvent(bus, req, TERMINAL_SEQ, "lifecycle", { phase: "end" }, final);
       },
       { maxConcurrent: 1 },
     );
@@ -182,14 +180,11 @@ describe("RunClient", () => {
     const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
     const end = (req: Pick<RunRequest, "runId" | "sessionKey" | "edgeId">) => {
       const final = { runId: req.runId, sessionKey: req.sessionKey, agentId: "", state: "done", edgeId: req.edgeId, createdAt: 0, updatedAt: 0 };
-      inner.publish(
-        subjects.runEvents(req.edgeId, req.runId),
-        encodeAgentEvent({ runId: req.runId, stream: "lifecycle", data: { phase: "end" } }, { sessionKey: req.sessionKey, seq: TERMINAL_SEQ, final: final as never }),
-      );
+      emitEvent(inner, req, TERMINAL_SEQ, "lifecycle", { phase: "end" }, final);
     };
     queue.consume(async (req: RunRequest) => void setTimeout(() => end(req), 10), { maxConcurrent: 1 });
     // The edge's own runs have one subscription for its lifetime.
-    expect(calls).toEqual([`subscribe ${subjects.runEvents("e", "*")}`]);
+    expect(calls).toEqual([`subscribe ${subjects.runEvents({ startedBy: "e" })}`]);
     calls.length = 0;
 
     expect(await client.run({ message: "x", sessionKey: "t:5", runId: "run-here" }, {})).toMatchObject({ state: "done" });
@@ -203,7 +198,7 @@ describe("RunClient", () => {
     await waitFor(() => (calls.length > 0 ? true : undefined), { timeoutMs: 2_000, what: "the wait's subscription" });
     end({ runId: "run-there", sessionKey: "t:6", edgeId: "other" });
     expect(await waited).toMatchObject({ state: "done" });
-    const there = subjects.runEvents("*", "run-there");
+    const there = subjects.runEvents({ runId: "run-there" });
     expect(calls).toEqual([`subscribe ${there}`]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(calls).toEqual([`subscribe ${there}`, `unsubscribe ${there}`]);

@@ -72,6 +72,7 @@ export class RunClient {
     // of the run, so the registry is read only if events stop (the runner-death check).
     const waiting = RunWaiting.followNow(this.waiting, record.runId, follower, {
       startedBy: this.deps.edgeId,
+      sessionKey: record.sessionKey,
       checkFirst: false,
     });
     try {
@@ -126,7 +127,11 @@ export class RunClient {
     guard?.(record);
     if (isFinal(record.state)) return record;
     // The run may end between the read above and the subscription: the wait checks at once.
-    const waiting = await RunWaiting.follow(this.waiting, runId, follower, { startedBy: record.edgeId, checkFirst: true });
+    const waiting = await RunWaiting.follow(this.waiting, runId, follower, {
+      startedBy: record.edgeId,
+      sessionKey: record.sessionKey,
+      checkFirst: true,
+    });
     try {
       waiting.admit();
       return await this.cutOff(runId, waiting.result(timeoutMs));

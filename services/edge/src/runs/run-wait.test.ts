@@ -15,8 +15,8 @@ const record = (over: Partial<RunRecord> = {}): RunRecord => ({
   updatedAt: FOLLOWED_AT,
   ...over,
 });
-const chunk = (text: string): AgentEventPayload => ({ runId: "r", stream: "assistant", data: { type: "text", text } });
-const end: AgentEventPayload = { runId: "r", stream: "lifecycle", data: { phase: "end" } };
+const chunk = (text: string): AgentEventPayload => ({ runId: "r", seq: 1, stream: "assistant", data: { type: "text", text } });
+const end: AgentEventPayload = { runId: "r", seq: 2, stream: "lifecycle", data: { phase: "end" } };
 const event = (payload: AgentEventPayload, at: number, final?: RunRecord): WaitInput => ({ type: "event", payload, final, at });
 
 /** A wait that is admitted and started at FOLLOWED_AT, with a deadline 60 s later. */
@@ -173,7 +173,7 @@ describe("RunWait: checking", () => {
     expect(wait.step({ type: "ended", record: ended, at: FOLLOWED_AT + 1_003 })).toEqual([
       { type: "wake-at", at: FOLLOWED_AT + 3_003 },
     ]);
-    const lifecycleError: AgentEventPayload = { runId: "r", stream: "lifecycle", data: { phase: "error" } };
+    const lifecycleError: AgentEventPayload = { runId: "r", seq: 3, stream: "lifecycle", data: { phase: "error" } };
     expect(wait.step(event(lifecycleError, FOLLOWED_AT + 1_004, ended))).toEqual([
       { type: "deliver", payload: lifecycleError, final: ended },
       { type: "finish", result: ended },

@@ -14,6 +14,8 @@ export interface RunWaitingDeps extends EndRunDeps {
 export interface FollowOptions {
   /** The edge that started the run: this edge's own runs need no subscription of their own. */
   startedBy: string;
+  /** The run's session, when known (a session subscription on this edge already brings its events). */
+  sessionKey?: string;
   /** Check the registry as soon as the wait starts (agent.wait: the run may be over already). */
   checkFirst: boolean;
 }
@@ -54,14 +56,14 @@ export class RunWaiting {
    */
   static followNow(deps: RunWaitingDeps, runId: string, follower: RunFollower, opts: FollowOptions): RunWaiting {
     const waiting = new RunWaiting(deps, runId, follower, opts);
-    waiting.unfollow = deps.router.followNow(runId, waiting.routed, opts.startedBy);
+    waiting.unfollow = deps.router.followNow(runId, waiting.routed, { startedBy: opts.startedBy, sessionKey: opts.sessionKey });
     return waiting;
   }
 
   /** Subscribed and flushed: nothing published from now on is missed. */
   static async follow(deps: RunWaitingDeps, runId: string, follower: RunFollower, opts: FollowOptions): Promise<RunWaiting> {
     const waiting = new RunWaiting(deps, runId, follower, opts);
-    waiting.unfollow = await deps.router.follow(runId, waiting.routed, { startedBy: opts.startedBy });
+    waiting.unfollow = await deps.router.follow(runId, waiting.routed, { startedBy: opts.startedBy, sessionKey: opts.sessionKey });
     return waiting;
   }
 

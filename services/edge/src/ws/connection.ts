@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { runInTrace, startSpan } from "@gw/bus";
+import { beginSpan, runInTrace, startSpan } from "@gw/bus";
 import {
   type ConnectParams,
   ConnectParamsSchema,
@@ -267,6 +267,7 @@ export class Connection implements EventTarget {
     // Only known names become label values, so junk methods cannot blow up metric cardinality.
     const label = method === "connect" || this.deps.registry.has(method) ? method : "unknown";
     const metered = this.deps.metrics.meter.begin("ws", label);
+    const span = beginSpan("edge", label, "server")?.set("rpc.system", "websocket").set("rpc.method", label);
     let outcome = "ok";
     try {
       this.deps.drain.assertAccepting();
@@ -282,6 +283,7 @@ export class Connection implements EventTarget {
       this.inFlight--;
       done();
       this.deps.metrics.meter.end(metered, outcome);
+      span?.set("gw.outcome", outcome).end(outcome);
       // Per-request WS lines are debug: a socket carries thousands of requests a second, and a
       // line each at info halved the edge's RPC throughput (bench/README.md); HTTP stays at info.
       if (this.deps.accessLog && method !== "connect" && this.deps.logger.isLevelEnabled("debug")) {

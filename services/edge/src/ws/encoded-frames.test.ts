@@ -4,13 +4,13 @@ import { encodedEventFrame, encodedSuccessFrame } from "./encoded-frames.js";
 
 describe("encoded frames", () => {
   it("builds an event frame around the payload's bytes as they came, non-ASCII included", () => {
-    const payload = { runId: "r1", stream: "assistant" as const, data: { text: "héllo ✓ \"q\"" } };
+    const payload = { runId: "r1", seq: 3, stream: "assistant" as const, data: { text: "héllo ✓ \"q\"" } };
     const event = decodeClientEvent(encodeClientEvent({ event: "agent", payload: encodeJson(payload), seq: 3 }));
     const text = encodedEventFrame(event.event, receivedJson(event.payloadJson)).toString("utf8");
     expect(text).toBe(JSON.stringify({ event: "agent", payload }));
     expect(JSON.parse(text)).toEqual({
       event: "agent",
-      payload: { runId: "r1", stream: "assistant", data: { text: "héllo ✓ \"q\"" } },
+      payload: { runId: "r1", seq: 3, stream: "assistant", data: { text: "héllo ✓ \"q\"" } },
     });
   });
 

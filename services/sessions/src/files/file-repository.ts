@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, readFile, rm, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { GatewayError } from "@gw/contracts";
 import { fsyncDir, KeyedMutex, writeFileAtomic } from "@gw/store";
@@ -8,7 +8,9 @@ import { baseNameForKey, LOG_SUFFIX, META_SUFFIX, newLogName } from "./file-name
 import { recoverLog } from "./file-recovery.js";
 import { withHistory } from "../meta-update.js";
 import { type Batch, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
-import type { SessionRepository } from "../repository.js";
+import { MemorySessionIndex } from "../list-index/memory-session-index.js";
+import type { PageQuery, SessionPage } from "../list-index/session-index.js";
+import type { NewSession, SessionRepository } from "../repository.js";
 import { TailCache, type TailCacheLimits } from "../tail-cache.js";
 
 /** The metadata file: the session's settings, its live log, and how far that log was known intact. */
@@ -40,6 +42,9 @@ export class FileSessionRepository implements SessionRepository {
   private readonly slots = new Map<string, Slot>();
   private readonly locks = new KeyedMutex();
   private readonly tails: TailCache;
+  /** The list index; every metadata change goes in with the next value of `indexVersion`. */
+  private readonly index = new MemorySessionIndex();
+  private indexVersion = 0;
   private closed = false;
 
   private constructor(
@@ -87,6 +92,7 @@ export class FileSessionRepository implements SessionRepository {
     };
     slot.meta = withHistory(slot.meta, tipOf(recovered.last, slot.meta.gen), recovered.last?.at ?? 0);
     this.slots.set(slot.meta.key, slot);
+    this.index.putNow(slot.meta, ++this.indexVersion);
     live.add(slot.log);
   }
 
@@ -105,6 +111,7 @@ export class FileSessionRepository implements SessionRepository {
       const slot: Slot = { meta, log, checkpoint: 0, base, size: 0, last: undefined, sinceCheckpoint: 0, version: 0 };
       await this.writeMeta(slot);
       this.slots.set(meta.key, slot);
+      this.indexed(slot);
       return { meta: { ...meta }, created: true };
     });
   }
@@ -118,14 +125,58 @@ export class FileSessionRepository implements SessionRepository {
       if (next === undefined) return { before, after: before };
       slot.meta = { ...next };
       await this.writeMeta(slot);
+      this.indexed(slot);
       return { before, after: { ...next } };
     });
   }
 
-  async listMeta(): Promise<SessionMeta[]> {
+  async listPage(query: PageQuery): Promise<SessionPage> {
     this.assertOpen();
-    // Metadata objects are replaced, never changed in place, so the list can share them.
-    return [...this.slots.values()].map((s) => s.meta);
+    return this.index.page(query);
+  }
+
+  /**
+   * Writes each new session's log and metadata file, 32 sessions at a time, without an fsync per
+   * file (10,000 fsyncs take a minute here): the import is synced by one fsync of the directory
+   * at the end, so what a crash right after it keeps is up to the file system's own flushing.
+   */
+  async createMany(sessions: NewSession[]): Promise<number> {
+    this.assertOpen();
+    let next = 0;
+    let created = 0;
+    const one = async ({ meta, entries }: NewSession) => {
+      if (this.slots.has(meta.key)) return;
+      const base = baseNameForKey(meta.key);
+      const log = newLogName(base);
+      const batch: Batch = { gen: meta.gen, base: true, count: entries.length, at: meta.updatedAt, entries };
+      const frame = entries.length > 0 ? frameRecord(encodeBatch(batch)) : Buffer.alloc(0);
+      if (frame.length > 0) await writeFile(join(this.dir, log), frame, { mode: 0o600 });
+      const slot: Slot = {
+        meta: withHistory(meta, tipOf(frame.length > 0 ? batch : undefined, meta.gen), meta.updatedAt),
+        log,
+        checkpoint: frame.length,
+        base,
+        size: frame.length,
+        last: frame.length > 0 ? batch : undefined,
+        sinceCheckpoint: 0,
+        version: 0,
+      };
+      const file: MetaFile = { meta: slot.meta, log, checkpoint: slot.size };
+      await writeFile(join(this.dir, `${base}${META_SUFFIX}`), JSON.stringify(file), { mode: 0o600, flag: "wx" });
+      this.slots.set(meta.key, slot);
+      this.indexed(slot);
+      created++;
+    };
+    await Promise.all(
+      Array.from({ length: Math.min(32, sessions.length) }, async () => {
+        while (next < sessions.length) {
+          const session = sessions[next++]!;
+          await this.locks.run(session.meta.key, () => one(session));
+        }
+      }),
+    );
+    await fsyncDir(this.dir);
+    return created;
   }
 
   append(meta: SessionMeta, build: (tip: Tip) => Batch): Promise<{ batch: Batch; meta: SessionMeta }> {
@@ -149,6 +200,7 @@ export class FileSessionRepository implements SessionRepository {
       slot.last = batch;
       this.advance(slot, batch);
       slot.meta = withHistory(slot.meta, tipOf(batch, slot.meta.gen), batch.at);
+      this.indexed(slot);
       if (++slot.sinceCheckpoint >= CHECKPOINT_EVERY) await this.writeMeta(slot);
       return { batch, meta: { ...slot.meta } };
     });
@@ -172,6 +224,7 @@ export class FileSessionRepository implements SessionRepository {
       slot.meta = withHistory(slot.meta, tipOf(batch, slot.meta.gen), batch.at);
       // The metadata file names the live log: renaming it in is the commit point of the swap.
       await this.writeMeta(slot);
+      this.indexed(slot);
       // Only now may lock-free previews see the new history (see `tail`).
       this.advance(slot, batch);
       await rm(join(this.dir, oldLog), { force: true });
@@ -249,6 +302,7 @@ export class FileSessionRepository implements SessionRepository {
       await unlink(join(this.dir, `${slot.base}${META_SUFFIX}`));
       await fsyncDir(this.dir);
       this.slots.delete(key);
+      void this.index.remove(key, ++this.indexVersion);
       this.tails.forget(key);
       await rm(join(this.dir, slot.log), { force: true });
       return true;
@@ -267,6 +321,11 @@ export class FileSessionRepository implements SessionRepository {
     const slot = this.slots.get(meta.key);
     if (!slot || slot.meta.gen !== meta.gen) throw gone(meta.key);
     return slot;
+  }
+
+  /** The slot's metadata changed: the list index follows in the same tick. */
+  private indexed(slot: Slot): void {
+    this.index.putNow(slot.meta, ++this.indexVersion);
   }
 
   /** A write to the history completed: a new version, and the cached tail moves along with it. */

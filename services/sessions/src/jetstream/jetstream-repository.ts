@@ -1,76 +1,45 @@
 import { encodeSubjectToken } from "@gw/bus";
 import { GatewayError } from "@gw/contracts";
-import {
-  DiscardPolicy,
-  type JetStreamClient,
-  type JetStreamManager,
-  jetstream,
-  jetstreamManager,
-  StorageType,
-  type StoredMsg,
-  type StreamInfo,
-} from "@nats-io/jetstream";
-import { type KV, Kvm } from "@nats-io/kv";
+import { kvSubject, publishExpecting } from "@gw/store";
+import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager, type StoredMsg } from "@nats-io/jetstream";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import { decodeBatch, encodeBatch } from "../batch-codec.js";
-import { backoff, isSequenceConflict, storeError } from "./jetstream-errors.js";
-import { MetaIndex } from "./jetstream-meta-index.js";
-import { readBranch } from "./jetstream-reads.js";
+import type { PageQuery, SessionIndex, SessionPage } from "../list-index/session-index.js";
 import { withHistory } from "../meta-update.js";
 import { type Batch, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
-import type { SessionRepository } from "../repository.js";
+import type { NewSession, SessionRepository } from "../repository.js";
 import { TailCache, type TailCacheLimits } from "../tail-cache.js";
+import { backoff, isSequenceConflict, storeError } from "./jetstream-errors.js";
+import { encodeMarks, MARKS_HEADER, type Mark, nextMarks, readMarks, readRange, tailStart } from "./jetstream-reads.js";
+import { createManyInPartitions } from "./jetstream-bulk.js";
+import { decodeMeta, encodeMeta } from "./meta-codec.js";
+import { ensureSessionStreams, partitionOf, type SessionPartition, type SessionStreamOptions } from "./session-streams.js";
 
-export interface JetStreamSessionOptions {
-  /** The bus subject prefix (nats.subjectPrefix); names the stream, bucket and subjects. */
-  subjectPrefix: string;
-  /** Stream replicas; 3 in a production cluster (default 1). */
-  replicas?: number;
-  /** Bounds of the in-memory tails that spare previews the older batches' reads. */
+export interface JetStreamSessionOptions extends SessionStreamOptions {
+  /** The ordered index behind `sessions.list` (Redis in production), fed by every write. */
+  index: SessionIndex;
+  /** Bounds of the in-memory tails that spare previews and history loads the stream reads. */
   cache?: TailCacheLimits;
+  /** Told when the index missed a write (the index feed repairs it). */
+  onIndexError?: (err: unknown) => void;
 }
 
-/**
- * Each stored batch names the sequences of the (up to) 64 batches before it, newest first, so a
- * preview reads the tail with one request for the newest batch and then the rest in parallel.
- */
-export const PREV_HEADER = "Gw-Prev-Seqs";
-const BACK_POINTERS = 64;
-
-function backPointers(msg: StoredMsg): number[] {
-  const raw = msg.header?.get(PREV_HEADER) ?? "";
-  return raw === "" ? [] : raw.split(",").map(Number);
-}
 const MAX_ATTEMPTS = 200;
 
-const encodeMeta = (meta: SessionMeta) => Buffer.from(JSON.stringify(meta), "utf8");
-function decodeMeta(value: Uint8Array): SessionMeta | undefined {
-  try {
-    return JSON.parse(Buffer.from(value).toString("utf8")) as SessionMeta;
-  } catch {
-    return undefined;
-  }
-}
 const gone = (key: string) => new GatewayError("NOT_FOUND", `unknown session: ${key}`);
-
-interface Parts {
-  nc: NatsConnection;
-  jsm: JetStreamManager;
-  kv: KV;
-  index: MetaIndex;
-  stream: string;
-  subjectRoot: string;
-  direct: boolean;
-  cache: TailCacheLimits | undefined;
-}
+/** Reads of a history that was rolled away under them, again and again, before giving up. */
+const READ_ATTEMPTS = 20;
+const movingHistory = (key: string) =>
+  new GatewayError("UNAVAILABLE", `could not read session ${key}: its history kept being rewritten; try again`);
 
 /**
- * Distributed mode: metadata in the KV bucket `<prefix>_sessions`, history in the stream
- * `<prefix>_session_entries` with one subject per session (`<prefix>.sessions.entries.<key b64url>`).
+ * Distributed mode. A session lives in the partition its key hashes to (session-streams.ts):
+ * metadata in that partition's KV bucket, history in its stream with one subject per session.
  * Every write to a subject carries Nats-Expected-Last-Subject-Sequence, so of two replicas racing
  * on one session exactly one wins and the other re-reads and retries: no fork, no lost entry.
  * Reset and compaction publish a base batch with `Nats-Rollup: sub`, which drops the older
- * history atomically with the write.
+ * history atomically with the write. Every metadata write also goes to the list index, with its
+ * KV revision as the version.
  */
 export class JetStreamSessionRepository implements SessionRepository {
   private closed = false;
@@ -80,62 +49,21 @@ export class JetStreamSessionRepository implements SessionRepository {
    * whichever replica wrote it. Every read still asks the stream for that sequence.
    */
   private readonly tails: TailCache;
-
-  private readonly nc: NatsConnection;
   private readonly js: JetStreamClient;
-  private readonly jsm: JetStreamManager;
-  private readonly kv: KV;
-  private readonly index: MetaIndex;
-  private readonly stream: string;
-  private readonly subjectRoot: string;
-  /** Reads go through direct gets (see `open`) rather than the JetStream API. */
-  private readonly direct: boolean;
 
-  private constructor(parts: Parts) {
-    this.nc = parts.nc;
-    this.js = jetstream(parts.nc);
-    this.jsm = parts.jsm;
-    this.kv = parts.kv;
-    this.index = parts.index;
-    this.stream = parts.stream;
-    this.subjectRoot = parts.subjectRoot;
-    this.direct = parts.direct;
-    this.tails = new TailCache(parts.cache);
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly jsm: JetStreamManager,
+    private readonly partitions: SessionPartition[],
+    private readonly opts: JetStreamSessionOptions,
+  ) {
+    this.js = jetstream(nc);
+    this.tails = new TailCache(opts.cache);
   }
 
   static async open(nc: NatsConnection, opts: JetStreamSessionOptions): Promise<JetStreamSessionRepository> {
-    const name = opts.subjectPrefix.replaceAll(".", "_");
-    const stream = `${name}_session_entries`;
-    const subjectRoot = `${opts.subjectPrefix}.sessions.entries`;
     const jsm = await jetstreamManager(nc);
-    let info: StreamInfo;
-    try {
-      info = await jsm.streams.info(stream);
-    } catch {
-      info = await jsm.streams.add({
-        name: stream,
-        subjects: [`${subjectRoot}.>`],
-        storage: StorageType.File,
-        num_replicas: opts.replicas ?? 1,
-        allow_rollup_hdrs: true,
-        allow_direct: true,
-        discard: DiscardPolicy.Old,
-        max_msgs_per_subject: -1,
-      });
-    }
-    // Direct gets skip the JetStream API's JSON and base64, but every replica of a replicated
-    // stream answers them, a lagging follower too: only a single-replica stream reads that way.
-    const single = info.config.num_replicas <= 1;
-    if (single && !info.config.allow_direct) info = await jsm.streams.update(stream, { allow_direct: true });
-    const kv = await new Kvm(nc).create(`${name}_sessions`, {
-      history: 1,
-      storage: StorageType.File,
-      replicas: opts.replicas ?? 1,
-    });
-    const index = new MetaIndex(kv, decodeMeta);
-    await index.start();
-    const direct = single && info.config.allow_direct;
-    return new JetStreamSessionRepository({ nc, jsm, kv, index, stream, subjectRoot, direct, cache: opts.cache });
+    return new JetStreamSessionRepository(nc, jsm, await ensureSessionStreams(nc, jsm, opts), opts);
   }
 
   async getMeta(key: string): Promise<SessionMeta | null> {
@@ -145,7 +73,8 @@ export class JetStreamSessionRepository implements SessionRepository {
   async createMeta(meta: SessionMeta): Promise<{ meta: SessionMeta; created: boolean }> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       try {
-        await this.kv.create(this.kvKey(meta.key), encodeMeta(meta));
+        const revision = await this.part(meta.key).kv.create(this.kvKey(meta.key), encodeMeta(meta));
+        await this.indexPut(meta, revision);
         return { meta, created: true };
       } catch (err) {
         if (!isSequenceConflict(err)) throw storeError(err, "create");
@@ -163,24 +92,37 @@ export class JetStreamSessionRepository implements SessionRepository {
       if (!current) return null;
       const next = mutate({ ...current.meta });
       if (next === undefined) return { before: current.meta, after: current.meta };
+      let revision: number;
       try {
-        await this.kv.update(this.kvKey(key), encodeMeta(next), current.revision);
-        return { before: current.meta, after: next };
+        // Compare-and-set that holds on R3 too (libs/store jetstream-fence.ts): the KV revision is
+        // the stream sequence of the key's subject.
+        const part = this.part(key);
+        revision = await publishExpecting(this.js, kvSubject(part.bucket, this.kvKey(key)), encodeMeta(next), current.revision);
       } catch (err) {
         if (!isSequenceConflict(err)) throw storeError(err, "update");
+        await backoff(attempt);
+        continue;
       }
-      await backoff(attempt);
+      await this.indexPut(next, revision);
+      return { before: current.meta, after: next };
     }
     throw new GatewayError("UNAVAILABLE", `could not update session ${key}: too much contention`);
   }
 
-  async listMeta(): Promise<SessionMeta[]> {
+  async listPage(query: PageQuery): Promise<SessionPage> {
     this.assertOpen();
-    try {
-      return await this.index.all();
-    } catch (err) {
-      throw storeError(err, "list");
-    }
+    return this.opts.index.page(query);
+  }
+
+  createMany(sessions: NewSession[]): Promise<number> {
+    this.assertOpen();
+    return createManyInPartitions(sessions, {
+      js: this.js,
+      partitionOf: (key) => this.part(key),
+      subject: (key) => this.subject(key),
+      kvKey: (key) => this.kvKey(key),
+      index: this.opts.index,
+    });
   }
 
   async append(meta: SessionMeta, build: (tip: Tip) => Batch): Promise<{ batch: Batch; meta: SessionMeta }> {
@@ -190,8 +132,8 @@ export class JetStreamSessionRepository implements SessionRepository {
       const batch = build(tipOf(lastBatch, meta.gen));
       // History left by an earlier session under this key (a delete raced an append) is rolled away.
       if (lastBatch && lastBatch.gen !== meta.gen) batch.base = true;
-      const prevs = last && !batch.base ? [last.seq, ...backPointers(last)].slice(0, BACK_POINTERS) : [];
-      const seq = await this.publish(meta.key, batch, last?.seq ?? 0, prevs);
+      const marks = last && lastBatch && !batch.base ? nextMarks(last, lastBatch, batch.count) : [];
+      const seq = await this.publish(meta.key, batch, last?.seq ?? 0, marks);
       if (seq === undefined) {
         await backoff(attempt);
         continue;
@@ -220,90 +162,96 @@ export class JetStreamSessionRepository implements SessionRepository {
   }
 
   async tail(meta: SessionMeta, limit: number): Promise<StoredEntry[]> {
-    return this.tailFrom(meta, await this.last(meta.key), limit);
+    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+      const found = await this.tailFrom(meta, await this.last(meta.key), limit);
+      if (found) return found;
+    }
+    throw movingHistory(meta.key);
   }
 
   async preview(key: string, limit: number): Promise<{ meta: SessionMeta; entries: StoredEntry[] } | null> {
-    this.assertOpen();
-    // The index is as current as a read, and an acknowledged append has recorded its batch's
-    // sequence in the metadata: a tail cached for that sequence is the session's history, so an
-    // unchanged session is answered without reading the stream.
-    const indexed = await this.index.get(this.kvKey(key)).catch(() => undefined);
-    if (indexed === null) return null;
-    if (indexed !== undefined && indexed.historySeq > 0) {
-      const cached = this.tails.read(key, indexed.gen, indexed.historySeq, limit);
-      if (cached) return { meta: indexed, entries: cached };
+    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+      // Both reads at once: one round trip instead of two, as current as reading them in turn.
+      const [current, newest] = await Promise.all([this.readMeta(key), this.last(key)]);
+      if (!current) return null;
+      const entries = await this.tailFrom(current.meta, newest, limit);
+      if (entries) return { meta: current.meta, entries };
     }
-    // Both reads at once: one round trip instead of two, as current as reading them in turn.
-    const [current, newest] = await Promise.all([this.readMeta(key), this.last(key)]);
-    if (!current) return null;
-    return { meta: current.meta, entries: await this.tailFrom(current.meta, newest, limit) };
+    throw movingHistory(key);
   }
 
-  /** The tail of the history that ends at `newest`, from the cache or walking the back-pointers. */
-  private async tailFrom(meta: SessionMeta, newest: StoredMsg | null, limit: number): Promise<StoredEntry[]> {
+  /**
+   * The newest `limit` entries of the history that ends at `newest`, newest first: from the
+   * cache, or one ordered consumer from the mark the newest batch names. Undefined when that
+   * history was rolled away meanwhile (read the newest batch again).
+   */
+  private async tailFrom(meta: SessionMeta, newest: StoredMsg | null, limit: number): Promise<StoredEntry[] | undefined> {
     if (!newest) return [];
     const cached = this.tails.read(meta.key, meta.gen, newest.seq, limit);
     if (cached) return cached;
-    const out: StoredEntry[] = [];
-    /** Why the walk stopped: the branch's start, enough entries, or a message that vanished. */
-    let stop = "start" as "start" | "limit" | "vanished";
-    /** Adds one batch's entries, newest first; false once the walk must stop. */
-    const take = (msg: StoredMsg | null): boolean => {
-      // Gone: a concurrent reset or compaction rolled it up.
-      if (!msg) {
-        stop = "vanished";
-        return false;
+    const batch = decodeBatch(newest.data);
+    // Another session's (a delete raced an append): this session's branch is still empty.
+    if (!batch || batch.gen !== meta.gen) return [];
+    const start = tailStart(newest, batch, limit);
+    let branch: StoredEntry[] | undefined = batch.entries;
+    if (start !== "newest") {
+      const range = { stream: this.part(meta.key).stream, subject: this.subject(meta.key), lastSeq: newest.seq, gen: meta.gen };
+      try {
+        branch = await readRange(this.jsm, this.js, start === undefined ? range : { ...range, startSeq: start });
+      } catch (err) {
+        throw storeError(err, "read");
       }
-      const batch = decodeBatch(msg.data);
-      // Another session's (a delete raced an append): this branch starts after it.
-      if (!batch || batch.gen !== meta.gen) return false;
-      for (let i = batch.entries.length - 1; i >= 0 && out.length < limit; i--) out.push(batch.entries[i]!);
-      if (out.length >= limit) {
-        stop = "limit";
-        return false;
-      }
-      return !batch.base;
-    };
-    if (take(newest)) {
-      let pointers = backPointers(newest);
-      while (pointers.length > 0) {
-        // Every batch holds at least one entry: never fetch more batches than entries still wanted.
-        const chunk = pointers.slice(0, limit - out.length);
-        const msgs = await Promise.all(chunk.map((seq) => this.get(seq)));
-        if (!msgs.every(take)) break;
-        pointers = chunk.length < pointers.length ? pointers.slice(chunk.length) : backPointers(msgs.at(-1)!);
-      }
+      if (!branch) return undefined;
     }
-    // A vanished message means `newest` is no longer the newest: nothing worth keeping.
-    if (stop !== "vanished") this.tails.fill(meta.key, meta.gen, newest.seq, out, stop === "start");
+    const out = branch.slice(-limit).reverse();
+    const first = readMarks(newest)[0];
+    const fromStart =
+      start === undefined ||
+      batch.base ||
+      first === undefined ||
+      (start !== "newest" && first.seq === start && first.before === 0);
+    this.tails.fill(meta.key, meta.gen, newest.seq, out, out.length < limit && fromStart);
     return out;
   }
 
   async branch(meta: SessionMeta): Promise<{ entries: StoredEntry[]; tip: Tip }> {
-    const last = await this.last(meta.key);
-    if (!last) return { entries: [], tip: tipOf(undefined, meta.gen) };
-    try {
-      const entries = await readBranch(this.js, this.stream, this.subject(meta.key), last.seq, meta.gen);
-      return { entries, tip: tipOf(decodeBatch(last.data), meta.gen) };
-    } catch (err) {
-      throw storeError(err, "read");
+    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+      const last = await this.last(meta.key);
+      if (!last) return { entries: [], tip: tipOf(undefined, meta.gen) };
+      let entries: StoredEntry[] | undefined;
+      try {
+        const range = { stream: this.part(meta.key).stream, subject: this.subject(meta.key), lastSeq: last.seq, gen: meta.gen };
+        entries = await readRange(this.jsm, this.js, range);
+      } catch (err) {
+        throw storeError(err, "read");
+      }
+      if (entries) return { entries, tip: tipOf(decodeBatch(last.data), meta.gen) };
     }
+    throw movingHistory(meta.key);
   }
 
   async delete(key: string): Promise<boolean> {
     const existed = (await this.readMeta(key)) !== null;
     if (!existed) return false;
+    const part = this.part(key);
     try {
       // Metadata first: once it is gone the session is gone, even if the purge below never runs.
-      await this.kv.purge(this.kvKey(key));
-      await this.jsm.streams.purge(this.stream, { filter: this.subject(key) });
+      await part.kv.purge(this.kvKey(key));
+      await this.jsm.streams.purge(part.stream, { filter: this.subject(key) });
     } catch (err) {
       throw storeError(err, "delete");
     } finally {
       this.tails.forget(key);
     }
+    // The purge marker's revision orders the removal after every earlier write of the key.
+    const marker = await part.kv.get(this.kvKey(key)).catch(() => null);
+    if (marker && marker.operation !== "PUT") await this.indexed(() => this.opts.index.remove(key, marker.revision));
     return true;
+  }
+
+  /** What the index feed reads: this repository's partitions and its JetStream handles. */
+  feedParts(): { js: JetStreamClient; jsm: JetStreamManager; partitions: readonly SessionPartition[] } {
+    return { js: this.js, jsm: this.jsm, partitions: this.partitions };
   }
 
   isHealthy(): boolean {
@@ -312,7 +260,6 @@ export class JetStreamSessionRepository implements SessionRepository {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.index.stop();
   }
 
   /** Moves the metadata's count/leaf/updatedAt to `seq`, unless a later batch got there first. */
@@ -325,23 +272,30 @@ export class JetStreamSessionRepository implements SessionRepository {
     return result.after;
   }
 
+  private indexPut(meta: SessionMeta, revision: number): Promise<void> {
+    return this.indexed(() => this.opts.index.put(meta, revision));
+  }
+
+  /**
+   * The write is durable already: an index that missed it must not fail it (a retried append
+   * would add its entries twice). The index feed applies every change from the KV stream.
+   */
+  private async indexed(write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      this.opts.onIndexError?.(err);
+    }
+  }
+
   /** The stream sequence, or undefined when another writer moved the subject first. */
-  private async publish(
-    key: string,
-    batch: Batch,
-    expectedLast: number,
-    prevs: number[],
-  ): Promise<number | undefined> {
+  private async publish(key: string, batch: Batch, expectedLast: number, marks: Mark[]): Promise<number | undefined> {
     this.assertOpen();
     const hdrs = headers();
-    if (prevs.length > 0) hdrs.set(PREV_HEADER, prevs.join(","));
+    if (marks.length > 0) hdrs.set(MARKS_HEADER, encodeMarks(marks));
     if (batch.base) hdrs.set("Nats-Rollup", "sub");
     try {
-      const ack = await this.js.publish(this.subject(key), encodeBatch(batch), {
-        headers: hdrs,
-        expect: { lastSubjectSequence: expectedLast },
-      });
-      return ack.seq;
+      return await publishExpecting(this.js, this.subject(key), encodeBatch(batch), expectedLast, hdrs);
     } catch (err) {
       if (isSequenceConflict(err)) return undefined;
       throw storeError(err, "append");
@@ -350,31 +304,19 @@ export class JetStreamSessionRepository implements SessionRepository {
 
   private async last(key: string): Promise<StoredMsg | null> {
     this.assertOpen();
+    const part = this.part(key);
+    const query = { last_by_subj: this.subject(key) };
     try {
-      return await this.readMessage({ last_by_subj: this.subject(key) });
+      return await (part.direct ? this.jsm.direct.getMessage(part.stream, query) : this.jsm.streams.getMessage(part.stream, query));
     } catch (err) {
       throw storeError(err, "read");
     }
-  }
-
-  private async get(seq: number): Promise<StoredMsg | null> {
-    try {
-      return await this.readMessage({ seq });
-    } catch (err) {
-      throw storeError(err, "read");
-    }
-  }
-
-  private readMessage(query: { seq: number } | { last_by_subj: string }): Promise<StoredMsg | null> {
-    return this.direct
-      ? this.jsm.direct.getMessage(this.stream, query)
-      : this.jsm.streams.getMessage(this.stream, query);
   }
 
   private async readMeta(key: string): Promise<{ meta: SessionMeta; revision: number } | null> {
     this.assertOpen();
     try {
-      const entry = await this.kv.get(this.kvKey(key));
+      const entry = await this.part(key).kv.get(this.kvKey(key));
       if (!entry || entry.operation !== "PUT") return null;
       const meta = decodeMeta(entry.value);
       return meta ? { meta, revision: entry.revision } : null;
@@ -383,8 +325,12 @@ export class JetStreamSessionRepository implements SessionRepository {
     }
   }
 
+  private part(key: string): SessionPartition {
+    return this.partitions[partitionOf(key, this.partitions.length)]!;
+  }
+
   private subject(key: string): string {
-    return `${this.subjectRoot}.${encodeSubjectToken(key)}`;
+    return `${this.part(key).subjectRoot}.${encodeSubjectToken(key)}`;
   }
 
   private kvKey(key: string): string {

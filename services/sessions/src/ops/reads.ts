@@ -14,7 +14,6 @@ import { toEntry, toSummary } from "../convert.js";
 import type { SessionsDeps } from "../deps.js";
 import { checkKey, checkLimit } from "../validate.js";
 import { ensureSession, notFound } from "./lookup.js";
-import { newestPage } from "./newest-page.js";
 
 /** The operations that read sessions: the runner's history, and list and preview for clients. */
 
@@ -38,10 +37,8 @@ export async function listSessions(deps: SessionsDeps, req: SessionsListRequest)
   const limit = checkLimit("limit", req.limit, 50, SESSIONS_LIST_MAX_LIMIT);
   if (req.offset > SESSIONS_LIST_MAX_OFFSET)
     throw new GatewayError("INVALID_REQUEST", `offset must be at most ${SESSIONS_LIST_MAX_OFFSET}`);
-  const all = await deps.repo.listMeta();
-  const matching = req.agentId === "" ? all : all.filter((m) => m.agentId === req.agentId);
-  const page = newestPage(matching, req.offset, limit);
-  return { sessions: page.map(toSummary), total: matching.length };
+  const page = await deps.repo.listPage({ agentId: req.agentId, offset: req.offset, limit });
+  return { sessions: page.sessions.map(toSummary), total: page.total };
 }
 
 /** Previews are the hot read: their payload is encoded once per content (EncodedPreviews). */

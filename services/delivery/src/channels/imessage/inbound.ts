@@ -7,6 +7,7 @@
  */
 import type { InboundEndpoint, InboundMessage, InboundResult, RawInbound } from "@gw/channels";
 import { z } from "zod";
+import { inboundAttachment } from "../inbound-attachment.js";
 import { accepted, jsonBody, refused, sameSecret, WEBHOOK_PATH } from "../webhook-helpers.js";
 
 const MessageSchema = z.object({
@@ -16,6 +17,9 @@ const MessageSchema = z.object({
   dateCreated: z.number().optional(),
   handle: z.object({ address: z.string() }).nullable().optional(),
   chats: z.array(z.object({ guid: z.string(), displayName: z.string().nullable().optional() })).optional(),
+  attachments: z
+    .array(z.object({ guid: z.string(), transferName: z.string().nullish(), mimeType: z.string().nullish(), totalBytes: z.number().int().nullish() }))
+    .nullish(),
 });
 
 const EventSchema = z.object({ type: z.string(), data: z.unknown() });
@@ -50,6 +54,10 @@ export class BlueBubblesWebhook implements InboundEndpoint {
     const chat = message.chats?.[0]?.guid;
     const address = message.handle?.address;
     if (chat === undefined) return accepted([]);
+    // The server keeps each file under its guid (GET /api/v1/attachment/<guid>/download, with the password).
+    const attachments = (message.attachments ?? []).map((a) =>
+      inboundAttachment({ name: a.transferName, mimeType: a.mimeType, size: a.totalBytes, id: a.guid }),
+    );
     const inbound: InboundMessage = {
       eventId: message.guid,
       chat,
@@ -58,6 +66,7 @@ export class BlueBubblesWebhook implements InboundEndpoint {
       mentioned: false,
       fromBot: message.isFromMe === true,
       text: message.text ?? "",
+      ...(attachments.length > 0 ? { attachments } : {}),
       sentAt: message.dateCreated ?? Date.now(),
     };
     return accepted([inbound]);

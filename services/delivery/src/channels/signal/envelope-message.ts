@@ -1,10 +1,11 @@
 /**
  * A signal-cli envelope (`signal-cli --output json receive`, as the bridge relays it) as an
- * InboundMessage. Only data messages with text count; receipts, typing and sync messages (the
+ * InboundMessage. Only data messages with text or attachments count; receipts, typing and sync messages (the
  * account's own, sent from a linked phone) are dropped. Signal has no bots and no threads.
  */
 import type { InboundMessage } from "@gw/channels";
 import { z } from "zod";
+import { inboundAttachment } from "../inbound-attachment.js";
 
 const EnvelopeSchema = z.object({
   envelope: z.object({
@@ -19,6 +20,9 @@ const EnvelopeSchema = z.object({
         groupInfo: z.object({ groupId: z.string().min(1) }).nullish(),
         mentions: z.array(z.object({ number: z.string().nullish(), start: z.number().int(), length: z.number().int() })).nullish(),
         quote: z.object({ author: z.string().nullish(), authorNumber: z.string().nullish() }).nullish(),
+        attachments: z
+          .array(z.object({ id: z.string(), contentType: z.string().nullish(), filename: z.string().nullish(), size: z.number().int().nullish() }))
+          .nullish(),
       })
       .nullish(),
   }),
@@ -34,7 +38,9 @@ export function messageOfEnvelope(raw: unknown, account: string): InboundMessage
   if (data === null || data === undefined || sender === undefined || sender === account) return undefined;
   const ours = (data.mentions ?? []).filter((m) => m.number === account);
   const text = withoutMentions(data.message ?? "", ours);
-  if (text === "") return undefined;
+  // The bridge keeps each received file under its id (`GET /v1/attachments/{id}` on the bridge).
+  const attachments = (data.attachments ?? []).map((a) => inboundAttachment({ name: a.filename, mimeType: a.contentType, size: a.size, id: a.id }));
+  if (text === "" && attachments.length === 0) return undefined;
   // The bridge names a group `group.<base64 of signal-cli's base64 id>`, as `send` takes it.
   const group = data.groupInfo?.groupId;
   const quoted = data.quote?.authorNumber ?? data.quote?.author;
@@ -47,6 +53,7 @@ export function messageOfEnvelope(raw: unknown, account: string): InboundMessage
     mentioned: ours.length > 0 || quoted === account,
     fromBot: false,
     text,
+    ...(attachments.length > 0 ? { attachments } : {}),
     sentAt: envelope.timestamp,
   };
 }

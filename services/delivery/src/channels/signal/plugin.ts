@@ -72,6 +72,11 @@ class SignalAdapter implements ChannelAdapter {
     await this.api.typing(this.settings.number, signalRecipient(chat), true, signal);
   }
 
+  /** Hidden at once: a turn that ends without an answer (or with one) leaves no indicator behind. */
+  async stopTyping(chat: string, _threadId: string | undefined, signal: AbortSignal): Promise<void> {
+    await this.api.typing(this.settings.number, signalRecipient(chat), false, signal);
+  }
+
   validateRecipient(to: string): string {
     return signalRecipient(to);
   }

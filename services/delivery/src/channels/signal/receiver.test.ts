@@ -81,14 +81,16 @@ describe("signal receiver", () => {
     expect((err as ChannelError).message).toContain("MODE=native");
   });
 
-  it("shows typing to a person or a group", async () => {
+  it("shows typing to a person or a group, and hides it", async () => {
     const a = await adapter();
     const group = `group.${Buffer.from(INTERNAL_GROUP).toString("base64")}`;
     await a.typing!(PERSON, undefined, AbortSignal.timeout(5_000));
     await a.typing!(group, undefined, AbortSignal.timeout(5_000));
+    await a.stopTyping!(PERSON, undefined, AbortSignal.timeout(5_000));
     expect(fake!.typing).toEqual([
       { method: "PUT", account: NUMBER, recipient: PERSON },
       { method: "PUT", account: NUMBER, recipient: group },
+      { method: "DELETE", account: NUMBER, recipient: PERSON },
     ]);
   });
 });

@@ -7,6 +7,7 @@
  */
 import type { InboundEndpoint, InboundMessage, InboundResult, RawInbound } from "@gw/channels";
 import { z } from "zod";
+import { inboundAttachment } from "../inbound-attachment.js";
 import { accepted, hmacHex, jsonBody, jsonReply, refused, sameSecret, WEBHOOK_PATH } from "../webhook-helpers.js";
 
 /** Slack's replay window for signed requests. */
@@ -22,6 +23,17 @@ const EventSchema = z.object({
   text: z.string().optional(),
   ts: z.string().optional(),
   thread_ts: z.string().optional(),
+  files: z
+    .array(
+      z.object({
+        id: z.string(),
+        name: z.string().nullish(),
+        mimetype: z.string().nullish(),
+        size: z.number().int().nullish(),
+        url_private: z.string().nullish(),
+      }),
+    )
+    .optional(),
 });
 
 const EnvelopeSchema = z.discriminatedUnion("type", [
@@ -67,6 +79,10 @@ export function slackMessage(event: z.output<typeof EventSchema>, botUserId: str
     mentioned: event.type === "app_mention" || (botUserId !== undefined && raw.includes(`<@${botUserId}`)),
     fromBot: event.bot_id !== undefined || event.subtype === "bot_message" || (botUserId !== undefined && event.user === botUserId),
     text: (mention === undefined ? raw : raw.replace(mention, "")).replace(/\s{2,}/g, " ").trim(),
+    // `url_private` needs the bot token to download; the URL itself holds none.
+    ...(event.files === undefined || event.files.length === 0
+      ? {}
+      : { attachments: event.files.map((f) => inboundAttachment({ name: f.name, mimeType: f.mimetype, size: f.size, url: f.url_private, id: f.id })) }),
     sentAt: Math.round(Number(event.ts) * 1000),
   };
 }

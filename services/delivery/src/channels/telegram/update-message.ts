@@ -5,6 +5,7 @@
  */
 import type { InboundMessage } from "@gw/channels";
 import { z } from "zod";
+import { telegramAttachments, TelegramFilesSchema } from "./inbound-attachments.js";
 
 const UserSchema = z.object({
   id: z.number().int(),
@@ -16,7 +17,7 @@ const UserSchema = z.object({
 
 const EntitySchema = z.object({ type: z.string(), offset: z.number().int(), length: z.number().int(), user: UserSchema.optional() });
 
-const MessageSchema = z.object({
+const MessageSchema = TelegramFilesSchema.extend({
   message_id: z.number().int(),
   from: UserSchema.optional(),
   sender_chat: z.object({ id: z.number().int() }).optional(),
@@ -53,6 +54,7 @@ export function messageOfUpdate(update: TelegramUpdate, bot: TelegramBotIdentity
   const entities = (message.text !== undefined ? message.entities : message.caption_entities) ?? [];
   const ours = entities.filter((entity) => addressesBot(raw, entity, bot));
   const sender = message.from?.id ?? message.sender_chat?.id ?? message.chat.id;
+  const attachments = telegramAttachments(message);
   const name = message.from === undefined ? undefined : [message.from.first_name, message.from.last_name].filter(Boolean).join(" ");
   return {
     eventId: String(update.update_id),
@@ -64,6 +66,7 @@ export function messageOfUpdate(update: TelegramUpdate, bot: TelegramBotIdentity
     mentioned: ours.length > 0 || message.reply_to_message?.from?.id === bot.id,
     fromBot: message.from?.is_bot ?? false,
     text: withoutMentions(raw, ours),
+    ...(attachments.length > 0 ? { attachments } : {}),
     sentAt: message.date * 1000,
   };
 }

@@ -32,6 +32,7 @@ function wireContent(content: WhatsAppContent): Record<string, unknown> {
 }
 
 const SentSchema = z.object({ messages: z.array(z.object({ id: z.string().min(1) })).min(1) });
+const SuccessSchema = z.object({ success: z.literal(true) });
 const PhoneNumberSchema = z.object({
   id: z.string().optional(),
   display_phone_number: z.string().optional(),
@@ -107,6 +108,16 @@ export class WhatsAppApi {
     const path = `${encodeURIComponent(this.phoneNumberId)}/messages`;
     const res = await this.call(() => this.http.requestJson({ method: "POST", path, json, signal, parse: SentSchema.parse }));
     return res.data.messages[0]!.id;
+  }
+
+  /**
+   * Marks a received message read and shows "typing…" to its sender, until the next message or
+   * 25 s pass (https://developers.facebook.com/docs/whatsapp/cloud-api/typing-indicators).
+   */
+  async readAndType(messageId: string, signal: AbortSignal): Promise<void> {
+    const json = { messaging_product: "whatsapp", status: "read", message_id: messageId, typing_indicator: { type: "text" } };
+    const path = `${encodeURIComponent(this.phoneNumberId)}/messages`;
+    await this.call(() => this.http.requestJson({ method: "POST", path, json, signal, parse: SuccessSchema.parse }));
   }
 
   async phoneNumber(signal: AbortSignal): Promise<WhatsAppPhoneNumber> {

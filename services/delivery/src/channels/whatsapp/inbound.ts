@@ -4,9 +4,21 @@
  * answered with the challenge when the token is ours) and event notifications, each POST signed
  * with the app secret in `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>`.
  */
-import type { InboundEndpoint, InboundMessage, InboundResult, RawInbound } from "@gw/channels";
+import type { InboundAttachment, InboundEndpoint, InboundMessage, InboundResult, RawInbound } from "@gw/channels";
 import { z } from "zod";
+import { inboundAttachment } from "../inbound-attachment.js";
 import { accepted, hmacHex, jsonBody, refused, sameSecret, WEBHOOK_PATH } from "../webhook-helpers.js";
+
+/** A media object: the Cloud API hands out an id; its URL needs a Graph API call with the token. */
+const MediaSchema = z.object({
+  id: z.string(),
+  mime_type: z.string().optional(),
+  caption: z.string().optional(),
+  filename: z.string().optional(),
+  voice: z.boolean().optional(),
+});
+
+const MEDIA_TYPES = ["image", "video", "document", "audio", "sticker"] as const;
 
 const MessageSchema = z.object({
   from: z.string(),
@@ -18,9 +30,11 @@ const MessageSchema = z.object({
   interactive: z
     .object({ button_reply: z.object({ title: z.string() }).optional(), list_reply: z.object({ title: z.string() }).optional() })
     .optional(),
-  image: z.object({ caption: z.string().optional() }).optional(),
-  video: z.object({ caption: z.string().optional() }).optional(),
-  document: z.object({ caption: z.string().optional() }).optional(),
+  image: MediaSchema.optional(),
+  video: MediaSchema.optional(),
+  document: MediaSchema.optional(),
+  audio: MediaSchema.optional(),
+  sticker: MediaSchema.optional(),
 });
 
 const NotificationSchema = z.object({
@@ -43,13 +57,26 @@ const NotificationSchema = z.object({
 
 type WhatsAppMessage = z.output<typeof MessageSchema>;
 
-/** What a person wrote: text, a button or list choice, a caption. Reactions, stickers, locations: nothing. */
+/** What a person wrote: text, a button or list choice, a caption. Reactions, locations, contacts: nothing. */
 function textOf(message: WhatsAppMessage): string | undefined {
   if (message.type === "text") return message.text?.body;
   if (message.type === "button") return message.button?.text;
   if (message.type === "interactive") return message.interactive?.button_reply?.title ?? message.interactive?.list_reply?.title;
-  if (message.type === "image" || message.type === "video" || message.type === "document") return message[message.type]?.caption;
-  return undefined;
+  const media = mediaOf(message);
+  return media === undefined ? undefined : (media.caption ?? "");
+}
+
+function mediaOf(message: WhatsAppMessage): z.output<typeof MediaSchema> | undefined {
+  const type = MEDIA_TYPES.find((t) => t === message.type);
+  return type === undefined ? undefined : message[type];
+}
+
+/** The message's file, described by its media id (never downloaded). */
+function attachmentsOf(message: WhatsAppMessage): InboundAttachment[] {
+  const media = mediaOf(message);
+  if (media === undefined) return [];
+  const kind = message.type === "audio" && media.voice === true ? "voice" : message.type;
+  return [inboundAttachment({ kind, name: media.filename, mimeType: media.mime_type, id: media.id })];
 }
 
 /**
@@ -81,6 +108,7 @@ export class WhatsAppWebhook implements InboundEndpoint {
       for (const message of change.value.messages ?? []) {
         const text = textOf(message);
         if (text === undefined) continue;
+        const attachments = attachmentsOf(message);
         const number = `+${message.from.replace(/\D/g, "")}`;
         const name = names.get(message.from);
         messages.push({
@@ -92,6 +120,7 @@ export class WhatsAppWebhook implements InboundEndpoint {
           mentioned: false,
           fromBot: false,
           text,
+          ...(attachments.length > 0 ? { attachments } : {}),
           sentAt: Number(message.timestamp) * 1000,
         });
       }

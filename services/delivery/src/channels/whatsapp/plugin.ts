@@ -49,8 +49,19 @@ export class WhatsAppAdapter implements ChannelAdapter {
     }
   }
 
+  /** The indicator lasts 25 s: renewed well before, not every few seconds. */
+  readonly typingRenewMs = 20_000;
+
   validateRecipient(to: string): string {
     return normaliseWhatsAppRecipient(to);
+  }
+
+  /**
+   * WhatsApp's indicator hangs off the message being answered (which it also marks read, as
+   * any reply would); the answer clears it. Without that message's id nothing is shown.
+   */
+  async typing(_chat: string, _threadId: string | undefined, signal: AbortSignal, replyingTo?: string): Promise<void> {
+    if (replyingTo !== undefined) await this.api.readAndType(replyingTo, signal);
   }
 
   /**

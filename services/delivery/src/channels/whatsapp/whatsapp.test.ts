@@ -88,6 +88,14 @@ describe("whatsapp messages", () => {
     expect(fake.delivered[1]!.threadId).toBe(first.messageId);
   });
 
+  it("shows typing by marking the message being answered read, and nothing without its id", async () => {
+    await adapter().typing!(TO, undefined, signal(), "wamid.INBOUND1");
+    await adapter().typing!(TO, undefined, signal());
+    expect(bodies()).toEqual([{ messaging_product: "whatsapp", status: "read", message_id: "wamid.INBOUND1", typing_indicator: { type: "text" } }]);
+    expect(fake.reads.at(-1)).toEqual({ account: number!.phoneNumberId, messageId: "wamid.INBOUND1", typing: true });
+    expect(fake.delivered).toEqual([]);
+  });
+
   it("types media by extension: images and documents carry the caption, a document its filename", async () => {
     await adapter().send(message({ text: "photo", mediaUrls: [`${MEDIA}/a.JPG`] }), signal());
     await adapter().send(message({ text: "report", mediaUrls: [`${MEDIA}/Q3%20report.pdf`] }), signal());

@@ -7,6 +7,7 @@
  */
 import type { InboundMessage } from "@gw/channels";
 import { z } from "zod";
+import { inboundAttachment } from "../../inbound-attachment.js";
 
 const MessageCreateSchema = z.object({
   id: z.string(),
@@ -17,7 +18,9 @@ const MessageCreateSchema = z.object({
   timestamp: z.string(),
   mentions: z.array(z.object({ id: z.string() })).default([]),
   referenced_message: z.object({ author: z.object({ id: z.string() }) }).nullish(),
-  attachments: z.array(z.object({ url: z.string() })).default([]),
+  attachments: z
+    .array(z.object({ id: z.string(), filename: z.string(), size: z.number().int().optional(), url: z.string(), content_type: z.string().optional() }))
+    .default([]),
 });
 export type MessageCreate = z.output<typeof MessageCreateSchema>;
 
@@ -52,7 +55,10 @@ export function inboundOf(message: MessageCreate, selfId: string, place: Channel
     mentioned: addressesBot(message, selfId),
     fromBot: message.author.bot === true,
     text: message.content.replace(new RegExp(`<@!?${selfId}>`, "g"), " ").replace(/ {2,}/g, " ").trim(),
-    ...(message.attachments.length > 0 ? { mediaUrls: message.attachments.map((a) => a.url) } : {}),
+    // Discord's CDN URLs are signed and expire in about a day; no token of ours is in them.
+    ...(message.attachments.length > 0
+      ? { attachments: message.attachments.map((a) => inboundAttachment({ name: a.filename, mimeType: a.content_type, size: a.size, url: a.url, id: a.id })) }
+      : {}),
     sentAt: Number.isFinite(sentAt) ? sentAt : Date.now(),
   };
 }

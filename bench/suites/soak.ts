@@ -1,0 +1,250 @@
+import { readFileSync } from "node:fs";
+import { connectSocket, type GatewayUnderTest, startBenchGateway, TOKEN } from "../lib/gateway.js";
+import { runHttpLoad } from "../lib/http-load.js";
+import { eventLoopP99, heapUsedMiB } from "../lib/metrics.js";
+import { sleep, spawnBench } from "../lib/procs.js";
+import { RunDriver } from "../lib/run-driver.js";
+import { atMost, type BenchContext, type BenchResult, type Figure, type Suite } from "../lib/suite.js";
+import { openSocket, requestOnce, runWsLoad } from "../lib/ws-load.js";
+
+const BENCH = "soak (distributed, mixed load)";
+const RSS_GROWTH_MAX = 1.05;
+const LOOP_P99_MAX_MS = 50;
+/** Sessions the runs write to; one of them is reset every second, so none grows without end. */
+const RUN_SESSIONS = 16;
+const RUN_DRIVERS = 4;
+const RUNS_PER_DRIVER = 4;
+
+/** Resident set size of a process, in MiB (`/proc/<pid>/status`), or NaN once it is gone. */
+function rssMiB(pid: number | undefined): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const rounded = (v: number) => Math.round(v * 10) / 10;
+
+interface Counts {
+  ok: number;
+  failed: number;
+}
+
+/** Agent runs (agent `slow`: one second of streamed chunks), `perDriver` at a time per socket. */
+async function driveRuns(gw: GatewayUnderTest, until: () => boolean, counts: Counts): Promise<void> {
+  const drivers = await Promise.all(Array.from({ length: RUN_DRIVERS }, (_, i) => RunDriver.open(gw.wsUrl(i % gw.edges.length))));
+  let n = 0;
+  const loop = async (driver: RunDriver) => {
+    while (!until()) {
+      const sessionKey = `soak:run:${n++ % RUN_SESSIONS}`;
+      if (await driver.run({ message: "soak", sessionKey, agentId: "slow" })) counts.ok++;
+      else counts.failed++;
+    }
+  };
+  try {
+    await Promise.all(drivers.flatMap((d) => Array.from({ length: RUNS_PER_DRIVER }, () => loop(d))));
+  } finally {
+    for (const d of drivers) d.close();
+  }
+}
+
+/** Sockets opened, authenticated, asked one thing and closed, one after another (~10/s). */
+async function churnConnections(gw: GatewayUnderTest, until: () => boolean, counts: Counts): Promise<void> {
+  for (let i = 0; !until(); i++) {
+    try {
+      const socket = await openSocket(gw.wsUrl(i % gw.edges.length));
+      try {
+        await connectSocket(socket, "node");
+        const answer = await requestOnce(socket, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "agents.list", params: {} }), 2);
+        if (answer.ok === true) counts.ok++;
+        else counts.failed++;
+      } finally {
+        socket.close();
+      }
+    } catch {
+      counts.failed++;
+    }
+    await sleep(100);
+  }
+}
+
+/** One `sessions.reset` a second over the runs' sessions, so their histories stay short. */
+async function resetSessions(gw: GatewayUnderTest, until: () => boolean, counts: Counts): Promise<void> {
+  const socket = await openSocket(gw.wsUrl());
+  try {
+    await connectSocket(socket, "control");
+    for (let i = 0; !until(); i++) {
+      const id = 1_000 + i;
+      const frame = { jsonrpc: "2.0", id, method: "sessions.reset", params: { key: `soak:run:${i % RUN_SESSIONS}` } };
+      const answer = await requestOnce(socket, JSON.stringify(frame), id).catch(() => ({ ok: false }));
+      // A session no run has written to yet is unknown: not a failure of the gateway.
+      if (answer.ok === true || (answer as { error?: { code?: string } }).error?.code === "NOT_FOUND") counts.ok++;
+      else counts.failed++;
+      await sleep(1_000);
+    }
+  } finally {
+    socket.close();
+  }
+}
+
+/** WS RPCs that cross the bus and read the runs' sessions, 4 sockets x 2 in flight. */
+function rpcFrame(id: number): string {
+  const calls = [
+    { method: "agents.list", params: {} },
+    { method: "sessions.list", params: { limit: 5 } },
+    { method: "sessions.preview", params: { key: "soak:warm", limit: 5 } },
+    { method: "agent.identity.get", params: {} },
+  ];
+  return JSON.stringify({ jsonrpc: "2.0", id, ...calls[id % calls.length] });
+}
+
+interface Sample {
+  at: number;
+  rss: Record<string, number>;
+  /** V8 heap in use: tells a leak (it climbs) from a heap V8 merely sized up (RSS only). */
+  heap: Record<string, number>;
+}
+
+async function run(ctx: BenchContext): Promise<BenchResult[]> {
+  const totalMs = ctx.args.soakSeconds * 1000;
+  const warmupMs = Math.max(5_000, totalMs * 0.2);
+  const intervalMs = Math.min(5_000, Math.max(1_000, totalMs / 60));
+  const fake = spawnBench("servers/fake-openai.ts");
+  try {
+    const upstreamUrl = `http://127.0.0.1:${(await fake.waitLine(/listening (\d+)/))[1]}`;
+    const gw = await startBenchGateway("distributed", { upstreamUrl, metrics: true, edges: 2 });
+    try {
+      // The session the RPCs preview exists before the load starts.
+      const warm = await RunDriver.open(gw.wsUrl());
+      if (!(await warm.run({ message: "warm", sessionKey: "soak:warm", agentId: "fast" }))) throw new Error("the first run failed");
+      warm.close();
+
+      const started = Date.now();
+      const until = () => Date.now() - started >= totalMs;
+      const counts = { runs: { ok: 0, failed: 0 }, churn: { ok: 0, failed: 0 }, resets: { ok: 0, failed: 0 } };
+      const samples: Sample[] = [];
+      let warmedUp = false;
+      const sampler = (async () => {
+        while (!until()) {
+          const at = Date.now() - started;
+          if (!warmedUp && at >= warmupMs) {
+            warmedUp = true;
+            // Resets each edge's event-loop histogram: the final scrape covers the soak after warm-up.
+            await Promise.all(gw.edges.map((e) => eventLoopP99(e.metricsPort)));
+          }
+          const heap = await Promise.all(gw.ops.map(async (o) => [o.name, rounded(await heapUsedMiB(o.metricsPort).catch(() => Number.NaN))]));
+          samples.push({
+            at,
+            rss: Object.fromEntries(gw.ops.map((o) => [o.name, rounded(rssMiB(o.proc.child.pid))])),
+            heap: Object.fromEntries(heap),
+          });
+          await sleep(intervalMs);
+        }
+      })();
+      const [rpc, chat] = await Promise.all([
+        runWsLoad({
+          url: gw.wsUrl(1),
+          clients: 4,
+          inFlight: 2,
+          warmupMs: 0,
+          durationMs: totalMs,
+          frame: rpcFrame,
+          prepare: async (socket) => void (await connectSocket(socket)),
+          accept: (answer) => answer.ok === true,
+        }),
+        runHttpLoad({
+          url: `${gw.httpUrl()}/v1/chat/completions`,
+          body: (() => {
+            let n = 0;
+            return () => JSON.stringify({ model: "fast", messages: [{ role: "user", content: "soak" }], stream: n++ % 2 === 0 });
+          })(),
+          headers: { authorization: `Bearer ${TOKEN}` },
+          concurrency: 2,
+          warmupMs: 0,
+          durationMs: totalMs,
+        }),
+        driveRuns(gw, until, counts.runs),
+        churnConnections(gw, until, counts.churn),
+        resetSessions(gw, until, counts.resets),
+      ]);
+      await sampler;
+      const loopP99 = await Promise.all(gw.edges.map(async (e) => rounded(await eventLoopP99(e.metricsPort))));
+      return [report(ctx, { samples, warmupMs, loopP99, rpc, chat, counts })];
+    } finally {
+      await gw.stop();
+    }
+  } finally {
+    await fake.stop();
+  }
+}
+
+interface Measured {
+  samples: Sample[];
+  warmupMs: number;
+  loopP99: number[];
+  rpc: { ok: number; errors: number; rps: number };
+  chat: { ok: number; errors: number; rps: number };
+  counts: Record<"runs" | "churn" | "resets", Counts>;
+}
+
+/**
+ * RSS growth of each process: the median of the samples in the first tenth of the time after
+ * warm-up against the median of those in the last tenth (medians, so one GC does not decide).
+ */
+function report(ctx: BenchContext, m: Measured): BenchResult {
+  const after = m.samples.filter((s) => s.at >= m.warmupMs);
+  const span = (after.at(-1)?.at ?? 0) - (after[0]?.at ?? 0);
+  const first = after.filter((s) => s.at <= after[0]!.at + span * 0.1);
+  const last = after.filter((s) => s.at >= after.at(-1)!.at - span * 0.1);
+  const figures: Figure[] = [];
+  const rss: Record<string, { afterWarmupMiB: number; endMiB: number; heapLowFirstHalf: number; heapLowSecondHalf: number }> = {};
+  for (const name of Object.keys(after[0]?.rss ?? {})) {
+    const start = rounded(median(first.map((s) => s.rss[name]!)));
+    const end = rounded(median(last.map((s) => s.rss[name]!)));
+    // The heap in use is a sawtooth between collections: its low points, over each half of the
+    // time after warm-up, show whether what survives a collection grows.
+    const half = after.filter((s) => s.at <= after[0]!.at + span / 2);
+    const heapLowFirstHalf = rounded(Math.min(...half.map((s) => s.heap[name]!)));
+    const heapLowSecondHalf = rounded(Math.min(...after.filter((s) => !half.includes(s)).map((s) => s.heap[name]!)));
+    rss[name] = { afterWarmupMiB: start, endMiB: end, heapLowFirstHalf, heapLowSecondHalf };
+    figures.push(atMost(`RSS at the end vs after warm-up, ${name}`, "MiB", end, start, RSS_GROWTH_MAX));
+    ctx.log(`  ${name}: RSS ${start} -> ${end} MiB; V8 heap in use at its lowest ${heapLowFirstHalf} -> ${heapLowSecondHalf} MiB`);
+  }
+  m.loopP99.forEach((p99, i) => {
+    figures.push(atMost(`event-loop delay p99 after warm-up vs ${LOOP_P99_MAX_MS} ms, edge-${i}`, "ms", p99, LOOP_P99_MAX_MS, 1));
+    ctx.log(`  edge-${i}: event-loop delay p99 ${p99} ms`);
+  });
+  const ok = m.rpc.ok + m.chat.ok + m.counts.runs.ok + m.counts.churn.ok + m.counts.resets.ok;
+  const failed = m.rpc.errors + m.chat.errors + m.counts.runs.failed + m.counts.churn.failed + m.counts.resets.failed;
+  figures.push(atMost("failed requests vs all requests", "requests", failed, ok + failed, 0));
+  ctx.log(`  requests: ${ok} ok, ${failed} failed (rpc ${m.rpc.rps}/s, chat ${m.chat.rps}/s, runs ${m.counts.runs.ok})`);
+  return {
+    bench: BENCH,
+    status: "ok",
+    figures,
+    details: {
+      seconds: ctx.args.soakSeconds,
+      warmupSeconds: m.warmupMs / 1000,
+      rss,
+      edgeLoopP99Ms: m.loopP99,
+      rpc: { ok: m.rpc.ok, errors: m.rpc.errors, rps: m.rpc.rps },
+      chatCompletions: { ok: m.chat.ok, errors: m.chat.errors, rps: m.chat.rps },
+      ...m.counts,
+      samples: m.samples,
+      load:
+        "4 sockets x 2 WS RPCs in flight; 4 sockets x 4 agent runs in flight (agent slow: 50 chunks 20 ms apart) " +
+        "over 16 sessions, one reset a second; 2 chat completions in flight (agent fast, streaming and not); " +
+        "a socket opened, connected, asked agents.list and closed every 100 ms; 2 edges, 1 runner, 1 sessions",
+    },
+  };
+}
+
+/** Opt-in: runs only when named (`--only soak`), for `--soak-seconds` (default 600, 30 with --quick). */
+export const soakSuite: Suite = { name: "soak", run, optIn: true };

@@ -1,0 +1,26 @@
+import { createSubjects, InProcessBus } from "@gw/bus";
+import { RPC } from "@gw/contracts";
+import { describe, expect, it } from "vitest";
+import { SessionClient } from "./session-client.js";
+
+const subjects = createSubjects("t");
+
+describe("SessionClient.load", () => {
+  it("gives up the read when the run's signal aborts, not at the request timeout", async () => {
+    const bus = new InProcessBus();
+    // A sessions service that never answers: the reply was lost, say, in a NATS restart.
+    bus.handle(subjects.rpc(RPC.sessionsHistory.service, RPC.sessionsHistory.method), () => new Promise<Uint8Array>(() => undefined));
+    const client = new SessionClient({ bus, subjects, timeoutMs: 60_000, historyLimit: 10 });
+    const run = new AbortController();
+    const loading = client.load("s", "main", run.signal);
+    const reason = new Error("the run did not finish within 1 s");
+    run.abort(reason);
+    await expect(loading).rejects.toBe(reason);
+  });
+
+  it("answers as before without a signal", async () => {
+    const bus = new InProcessBus();
+    const client = new SessionClient({ bus, subjects, timeoutMs: 200, historyLimit: 10 });
+    await expect(client.load("s", "main")).rejects.toMatchObject({ code: "UNAVAILABLE" });
+  });
+});

@@ -1,0 +1,210 @@
+import {
+  type AgentSubscribeParams,
+  type AgentUnsubscribeParams,
+  type ClientEvent,
+  GatewayError,
+  isFinal,
+  receivedJson,
+  type RunRecord,
+} from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
+import { isTerminalEvent, type RunEventLog, type RunRegistry, TERMINAL_SEQ } from "@gw/runs";
+import type { CallContext } from "../methods/registry.js";
+import { encodedEventFrame } from "../ws/encoded-frames.js";
+import type { EventHub } from "./event-hub.js";
+import { type GatedEvent, ResumeGate } from "./resume-gate.js";
+import type { RunEventRouter } from "./run-event-router.js";
+
+export interface AgentSubscriptionsDeps {
+  router: RunEventRouter;
+  hub: EventHub;
+  registry: RunRegistry;
+  log: RunEventLog;
+  logger: Logger;
+  /** gateway.limits.maxSubscriptionsPerConnection: each one costs the edge bus interest and memory. */
+  maxPerConnection: number;
+}
+
+/** Reads of the store while a gap stays open, this far apart (the store may be a moment behind). */
+const REFILL_DELAYS_MS = [20, 100, 300];
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Whether an event ends its run; `life` false (an output event) needs no parse to tell. */
+function isTerminal(event: ClientEvent, life: boolean): boolean {
+  if (!life) return false;
+  const payload = JSON.parse(Buffer.from(event.payloadJson).toString("utf8")) as { stream: "lifecycle"; data: Record<string, unknown> };
+  return isTerminalEvent(payload);
+}
+
+const gated = (event: ClientEvent, frame: Buffer, life: boolean): GatedEvent => ({ seq: event.seq, frame, terminal: isTerminal(event, life) });
+
+/** A stored event (its part unknown: parsed to tell). */
+const stored = (event: ClientEvent): GatedEvent => gated(event, encodedEventFrame("agent", receivedJson(event.payloadJson)), true);
+
+function keyOf(p: AgentUnsubscribeParams): string {
+  if (p.runId !== undefined) return `run:${p.runId}`;
+  if (p.sessionKey !== undefined) return `session:${p.sessionKey}`;
+  return "all";
+}
+
+/** What a subscription answers names what it is about. */
+function named(p: AgentUnsubscribeParams): Record<string, unknown> {
+  if (p.runId !== undefined) return { runId: p.runId };
+  if (p.sessionKey !== undefined) return { sessionKey: p.sessionKey };
+  return { all: true };
+}
+
+const statusOf = (record: RunRecord) => (record.state === "done" ? "ok" : record.state);
+
+/**
+ * `agent.subscribe` / `agent.unsubscribe` (docs/protocol.md, Runs and their events): which
+ * runs' `agent` events a socket gets beyond its own runs (and, for control, every lifecycle).
+ * A run subscription goes through a ResumeGate: live events are taken first, the stored ones
+ * after `afterSeq` are sent, then the live ones, each once and in order, and it ends with the
+ * run. Every subscription ends when its socket closes.
+ */
+export class AgentSubscriptions {
+  private readonly byConn = new Map<string, Map<string, () => void>>();
+
+  constructor(private readonly deps: AgentSubscriptionsDeps) {}
+
+  async subscribe(p: AgentSubscribeParams, ctx: CallContext): Promise<Record<string, unknown>> {
+    const key = keyOf(p);
+    this.checkRoom(ctx.connId, key);
+    if (p.runId !== undefined) return this.subscribeRun(p.runId, p.afterSeq, key, ctx);
+    if (p.sessionKey !== undefined) {
+      ctx.assertSession(p.sessionKey);
+      this.hold(ctx, key, this.deps.router.watchSession(ctx.connId, p.sessionKey));
+    } else {
+      if (ctx.access !== "control") {
+        throw new GatewayError("FORBIDDEN", `role ${ctx.access} may not subscribe to every run's events (all): that is control's`);
+      }
+      this.hold(ctx, key, this.deps.router.addFirehose(ctx.connId));
+    }
+    await this.deps.router.flush();
+    return { subscribed: true, ...named(p) };
+  }
+
+  unsubscribe(p: AgentUnsubscribeParams, ctx: CallContext): Record<string, unknown> {
+    return { unsubscribed: this.release(ctx.connId, keyOf(p)), ...named(p) };
+  }
+
+  private async subscribeRun(runId: string, afterSeq: number | undefined, key: string, ctx: CallContext): Promise<Record<string, unknown>> {
+    const record = await this.deps.registry.get(runId);
+    if (record === null) {
+      throw new GatewayError("NOT_FOUND", `unknown run: ${runId} (or its record is past runner.resultRetentionSeconds)`, { details: { runId } });
+    }
+    ctx.assertSession(record.sessionKey);
+    this.release(ctx.connId, key);
+    if (afterSeq === undefined && isFinal(record.state)) return { subscribed: false, runId, status: statusOf(record) };
+    // Without afterSeq the gate starts at the first live event (and still mends gaps from the store).
+    const gate = new ResumeGate(
+      afterSeq,
+      (event) => this.send(ctx.connId, key, event, unfollow),
+      () => void this.mend(runId, gate),
+    );
+    const follower = {
+      targetId: ctx.connId,
+      gate: (event: ClientEvent, frame: Buffer, life: boolean) => gate.offer(gated(event, frame, life)),
+    };
+    const unfollow = await this.deps.router.follow(runId, follower, { startedBy: record.edgeId, sessionKey: record.sessionKey });
+    try {
+      if (afterSeq !== undefined) await this.catchUp(runId, afterSeq, record, gate);
+      gate.openGate();
+    } catch (err) {
+      unfollow();
+      throw err;
+    }
+    // A run that was over before the subscription has no more to send: the kept events were all.
+    const over = gate.ended || isFinal(record.state);
+    if (over) unfollow();
+    else this.hold(ctx, key, unfollow);
+    const latest = isFinal(record.state) ? record : ((await this.deps.registry.get(runId)) ?? record);
+    return { subscribed: !over, runId, status: statusOf(latest), ...(afterSeq === undefined ? {} : { lastSeq: gate.sent }) };
+  }
+
+  /** Sends the stored events after `afterSeq`, and what came live meanwhile, or says they are gone. */
+  private async catchUp(runId: string, afterSeq: number, record: RunRecord, gate: ResumeGate): Promise<void> {
+    const events = await this.deps.log.read(runId);
+    const fromRunner = events.filter((e) => e.seq < TERMINAL_SEQ);
+    const first = fromRunner[0]?.seq;
+    if ((first !== undefined && first > afterSeq + 1) || (events.length === 0 && isFinal(record.state))) {
+      throw this.gone(runId, afterSeq);
+    }
+    gate.fill(events.map(stored));
+    await this.refill(runId, gate);
+    if (gate.hasGap) throw this.gone(runId, gate.sent);
+  }
+
+  /** Reads the store again, a little later each time, while the gate waits on a missing event. */
+  private async refill(runId: string, gate: ResumeGate): Promise<void> {
+    for (const delay of REFILL_DELAYS_MS) {
+      if (!gate.hasGap) return;
+      await sleep(delay);
+      gate.fill((await this.deps.log.read(runId)).map(stored));
+    }
+  }
+
+  /** A live event came after a gap (the edge's bus connection lost messages): fill it from the store. */
+  private async mend(runId: string, gate: ResumeGate): Promise<void> {
+    try {
+      await this.refill(runId, gate);
+    } catch (err) {
+      this.deps.logger.warn({ err, runId }, "cannot read a run's stored events to fill a gap");
+    }
+    if (!gate.hasGap) return;
+    this.deps.logger.warn({ runId, after: gate.sent }, "a run's events after this seq are not kept: sending on without them");
+    gate.skipGap();
+  }
+
+  private gone(runId: string, afterSeq: number): GatewayError {
+    return new GatewayError(
+      "NOT_FOUND",
+      `the events of run ${runId} after seq ${afterSeq} are no longer kept (runner.eventRetentionSeconds, runner.eventRetentionMaxBytes): agent.wait gives its outcome`,
+      { details: { runId, afterSeq } },
+    );
+  }
+
+  private send(connId: string, key: string, event: GatedEvent, unfollow: () => void): void {
+    const target = this.deps.hub.target(connId);
+    if (target?.accepts("agent")) target.sendText(event.frame);
+    // The run is over: so is its subscription (after this event, outside the router's loop).
+    if (event.terminal) setImmediate(() => this.release(connId, key, unfollow));
+  }
+
+  /** Refuses a new subscription past the cap; renewing one a socket holds (same key) is always fine. */
+  private checkRoom(connId: string, key: string): void {
+    const subs = this.byConn.get(connId);
+    const max = this.deps.maxPerConnection;
+    if (subs === undefined || subs.size < max || subs.has(key)) return;
+    throw new GatewayError("RATE_LIMITED", `too many subscriptions on this connection (max ${max}): agent.unsubscribe first`, {
+      details: { limit: "maxSubscriptionsPerConnection", max },
+    });
+  }
+
+  private hold(ctx: CallContext, key: string, cancel: () => void): void {
+    let subs = this.byConn.get(ctx.connId);
+    if (subs === undefined) {
+      subs = new Map();
+      this.byConn.set(ctx.connId, subs);
+      ctx.onClose(() => {
+        const left = this.byConn.get(ctx.connId);
+        this.byConn.delete(ctx.connId);
+        for (const release of left?.values() ?? []) release();
+      });
+    }
+    subs.get(key)?.();
+    subs.set(key, cancel);
+  }
+
+  /** Ends one subscription of a socket (only `which`, when given); false if it had none by that name. */
+  private release(connId: string, key: string, which?: () => void): boolean {
+    const subs = this.byConn.get(connId);
+    const cancel = subs?.get(key);
+    if (cancel === undefined || (which !== undefined && cancel !== which)) return false;
+    subs!.delete(key);
+    cancel();
+    return true;
+  }
+}

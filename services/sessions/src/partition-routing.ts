@@ -1,0 +1,77 @@
+import { type Bus, callRpc, NoServiceAnswers, type RpcDefinition, type Subjects, serveRpc, type Unsubscribe } from "@gw/bus";
+import { partitionOf } from "./partition.js";
+import { PartitionOwners } from "./partition-owners.js";
+
+/** A sessions RPC about one session: its partition follows from the request's key. */
+export interface KeyedRpc {
+  /** Serves the RPC on its usual subject (queue group `sessions`), routing it to the owner. */
+  serve(): Unsubscribe;
+  /** Serves the RPC on partition `p`'s subject (queue group `sessions-p<p>`), always here. */
+  servePartition(p: number): Unsubscribe;
+}
+
+const partitionDef = <Req, Res>(def: RpcDefinition<Req, Res>, p: number): RpcDefinition<Req, Res> => ({
+  ...def,
+  service: `${def.service}-p${p}`,
+  owner: def.owner ?? def.service,
+});
+
+/**
+ * Sends each keyed sessions request to the replica that owns the key's partition, so one
+ * replica's caches see all of a session's traffic. The request arrives on the usual subject at
+ * any replica; one that does not own the partition passes it on to `<prefix>.rpc.sessions-p<p>.<method>`,
+ * where only the owner listens. When no owner listens (replicas coming and going) the receiving
+ * replica serves it itself: every cache is checked against storage, so any replica answers
+ * correctly, the owner just answers from memory more often.
+ */
+export class PartitionRouter {
+  private readonly owners: PartitionOwners;
+  private readonly routes: KeyedRpc[] = [];
+  private readonly served = new Map<number, Unsubscribe[]>();
+
+  constructor(private readonly deps: { bus: Bus; subjects: Subjects; partitions: number }) {
+    this.owners = new PartitionOwners({ ...deps, onChange: (owned) => this.follow(owned) });
+  }
+
+  keyed<Req extends { key: string }, Res>(def: RpcDefinition<Req, Res>, handle: (req: Req) => Promise<Res>): KeyedRpc {
+    const { bus, subjects, partitions } = this.deps;
+    const route: KeyedRpc = {
+      serve: () =>
+        serveRpc(bus, subjects, def, async (req, ctx) => {
+          const p = partitionOf(req.key, partitions);
+          if (this.owners.owns(p)) return handle(req);
+          try {
+            return await callRpc(bus, subjects, partitionDef(def, p), req, { timeoutMs: Math.max(1, ctx.deadline - Date.now()) });
+          } catch (err) {
+            // Nobody listens there right now: the request ran nowhere, so it runs here.
+            if (err instanceof NoServiceAnswers) return handle(req);
+            throw err;
+          }
+        }),
+      servePartition: (p) => serveRpc(bus, subjects, partitionDef(def, p), (req) => handle(req)),
+    };
+    this.routes.push(route);
+    return route;
+  }
+
+  /** Starts announcing this replica and serving the partitions it owns. */
+  start(): void {
+    this.owners.start();
+  }
+
+  stop(): void {
+    this.owners.stop();
+    this.follow(new Set());
+  }
+
+  private follow(owned: ReadonlySet<number>): void {
+    for (const [p, stops] of this.served) {
+      if (owned.has(p)) continue;
+      for (const stop of stops) stop();
+      this.served.delete(p);
+    }
+    for (const p of owned) {
+      if (!this.served.has(p)) this.served.set(p, this.routes.map((route) => route.servePartition(p)));
+    }
+  }
+}
