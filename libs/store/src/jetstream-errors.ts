@@ -18,6 +18,9 @@ const UNREACHABLE = new Set([
   "ConnectionError",
   "DrainingConnectionError",
   "RequestError",
+  // nats.js's name for "no responders" on a JetStream API or publish subject: right after a
+  // nats-server restart, before JetStream has loaded its streams.
+  "JetStreamNotEnabled",
 ]);
 
 /** NATS away -> UNAVAILABLE (retryable); anything else -> INTERNAL with the cause kept. */
