@@ -216,7 +216,24 @@ describe("RunWait: settling", () => {
     const wait = checking();
     const final = record({ updatedAt: FOLLOWED_AT + 500 });
     wait.step({ type: "checked", verdict: { kind: "final", record: final }, at: FOLLOWED_AT + 1_002 });
-    expect(wait.step({ type: "tick", at: FOLLOWED_AT + 3_001 })).toEqual([]);
     expect(wait.step({ type: "tick", at: FOLLOWED_AT + 3_002 })).toEqual([{ type: "finish", result: final }]);
+  });
+
+  it("sets its timer again when it fires a millisecond early, so the wait always ends", () => {
+    // Node fires timers by its own clock: Date.now() may read a millisecond short of the due time.
+    const wait = checking();
+    const final = record({ updatedAt: FOLLOWED_AT + 500 });
+    wait.step({ type: "checked", verdict: { kind: "final", record: final }, at: FOLLOWED_AT + 1_002 });
+    expect(wait.step({ type: "tick", at: FOLLOWED_AT + 3_001 })).toEqual([{ type: "wake-at", at: FOLLOWED_AT + 3_002 }]);
+    expect(wait.current).toBe("settling");
+    expect(wait.step({ type: "tick", at: FOLLOWED_AT + 3_002 })).toEqual([{ type: "finish", result: final }]);
+  });
+});
+
+describe("RunWait: early timers while following", () => {
+  it("sets its timer again for a quiet check that is not due yet", () => {
+    const wait = following();
+    expect(wait.step({ type: "tick", at: FOLLOWED_AT + 999 })).toEqual([{ type: "wake-at", at: FOLLOWED_AT + 1_000 }]);
+    expect(wait.step({ type: "tick", at: FOLLOWED_AT + 1_000 })).toEqual([{ type: "check" }]);
   });
 });

@@ -157,7 +157,10 @@ export class RunWait {
 
   private tick(at: number): WaitEffect[] {
     if (this.phase.name === "following" && this.started) return this.watch(at);
-    if (this.phase.name === "settling" && at >= this.phase.until) return this.finish(this.phase.record);
+    if (this.phase.name === "settling") {
+      // Node may fire a timer a millisecond before Date.now() reaches its due time: wake again.
+      return at >= this.phase.until ? this.finish(this.phase.record) : [{ type: "wake-at", at: this.phase.until }];
+    }
     return [];
   }
 
