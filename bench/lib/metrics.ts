@@ -13,10 +13,27 @@ export async function eventLoopP99(metricsPort: number | undefined): Promise<num
   return match ? Math.max(0, Number(match[1]) - SAMPLING_INTERVAL_S) * 1000 : Number.NaN;
 }
 
-/** A process's V8 heap in use (`nodejs_heap_size_used_bytes`), in MiB; NaN without a metrics port. */
-export async function heapUsedMiB(metricsPort: number | undefined): Promise<number> {
-  if (metricsPort === undefined) return Number.NaN;
+/** A process's memory as Node reports it (prom-client's defaults), in MiB; NaN where it has no metrics port. */
+export interface ProcessMemory {
+  /** V8 heap in use: climbs under a leak of JS objects. */
+  heapUsed: number;
+  /** V8 heap reserved: what V8 sized the heap up to. */
+  heapTotal: number;
+  /** Memory outside the V8 heap that JS objects hold (Buffers, ArrayBuffers). */
+  external: number;
+}
+
+export async function processMemoryMiB(metricsPort: number | undefined): Promise<ProcessMemory> {
+  const none = { heapUsed: Number.NaN, heapTotal: Number.NaN, external: Number.NaN };
+  if (metricsPort === undefined) return none;
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(text);
-  return match ? Number(match[1]) / 2 ** 20 : Number.NaN;
+  const gauge = (name: string) => {
+    const match = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, "m").exec(text);
+    return match ? Number(match[1]) / 2 ** 20 : Number.NaN;
+  };
+  return {
+    heapUsed: gauge("nodejs_heap_size_used_bytes"),
+    heapTotal: gauge("nodejs_heap_size_total_bytes"),
+    external: gauge("nodejs_external_memory_bytes"),
+  };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { connectSocket, type GatewayUnderTest, startBenchGateway, TOKEN } from "../lib/gateway.js";
 import { runHttpLoad } from "../lib/http-load.js";
-import { eventLoopP99, heapUsedMiB } from "../lib/metrics.js";
+import { eventLoopP99, type ProcessMemory, processMemoryMiB } from "../lib/metrics.js";
 import { sleep, spawnBench } from "../lib/procs.js";
 import { RunDriver } from "../lib/run-driver.js";
 import { atMost, type BenchContext, type BenchResult, type Figure, type Suite } from "../lib/suite.js";
@@ -110,6 +110,8 @@ interface Sample {
   rss: Record<string, number>;
   /** V8 heap in use: tells a leak (it climbs) from a heap V8 merely sized up (RSS only). */
   heap: Record<string, number>;
+  /** V8's heap reserved and memory outside it (Buffers): where RSS went when the heap in use did not grow. */
+  memory: Record<string, Pick<ProcessMemory, "heapTotal" | "external">>;
 }
 
 async function run(ctx: BenchContext): Promise<BenchResult[]> {
@@ -139,11 +141,14 @@ async function run(ctx: BenchContext): Promise<BenchResult[]> {
             // Resets each edge's event-loop histogram: the final scrape covers the soak after warm-up.
             await Promise.all(gw.edges.map((e) => eventLoopP99(e.metricsPort)));
           }
-          const heap = await Promise.all(gw.ops.map(async (o) => [o.name, rounded(await heapUsedMiB(o.metricsPort).catch(() => Number.NaN))]));
+          const memory = await Promise.all(gw.ops.map((o) => processMemoryMiB(o.metricsPort).catch(() => undefined)));
           samples.push({
             at,
             rss: Object.fromEntries(gw.ops.map((o) => [o.name, rounded(rssMiB(o.proc.child.pid))])),
-            heap: Object.fromEntries(heap),
+            heap: Object.fromEntries(gw.ops.map((o, i) => [o.name, rounded(memory[i]?.heapUsed ?? Number.NaN)])),
+            memory: Object.fromEntries(
+              gw.ops.map((o, i) => [o.name, { heapTotal: rounded(memory[i]?.heapTotal ?? Number.NaN), external: rounded(memory[i]?.external ?? Number.NaN) }]),
+            ),
           });
           await sleep(intervalMs);
         }
@@ -204,7 +209,8 @@ function report(ctx: BenchContext, m: Measured): BenchResult {
   const first = after.filter((s) => s.at <= after[0]!.at + span * 0.1);
   const last = after.filter((s) => s.at >= after.at(-1)!.at - span * 0.1);
   const figures: Figure[] = [];
-  const rss: Record<string, { afterWarmupMiB: number; endMiB: number; heapLowFirstHalf: number; heapLowSecondHalf: number }> = {};
+  const rss: Record<string, { afterWarmupMiB: number; endMiB: number; heapLowFirstHalf: number; heapLowSecondHalf: number; heapTotal: string; external: string }> = {};
+  const startEnd = (pick: (s: Sample) => number) => `${rounded(median(first.map(pick)))} -> ${rounded(median(last.map(pick)))}`;
   for (const name of Object.keys(after[0]?.rss ?? {})) {
     const start = rounded(median(first.map((s) => s.rss[name]!)));
     const end = rounded(median(last.map((s) => s.rss[name]!)));
@@ -213,9 +219,11 @@ function report(ctx: BenchContext, m: Measured): BenchResult {
     const half = after.filter((s) => s.at <= after[0]!.at + span / 2);
     const heapLowFirstHalf = rounded(Math.min(...half.map((s) => s.heap[name]!)));
     const heapLowSecondHalf = rounded(Math.min(...after.filter((s) => !half.includes(s)).map((s) => s.heap[name]!)));
-    rss[name] = { afterWarmupMiB: start, endMiB: end, heapLowFirstHalf, heapLowSecondHalf };
+    const heapTotal = startEnd((s) => s.memory[name]!.heapTotal);
+    const external = startEnd((s) => s.memory[name]!.external);
+    rss[name] = { afterWarmupMiB: start, endMiB: end, heapLowFirstHalf, heapLowSecondHalf, heapTotal, external };
     figures.push(atMost(`RSS at the end vs after warm-up, ${name}`, "MiB", end, start, RSS_GROWTH_MAX));
-    ctx.log(`  ${name}: RSS ${start} -> ${end} MiB; V8 heap in use at its lowest ${heapLowFirstHalf} -> ${heapLowSecondHalf} MiB`);
+    ctx.log(`  ${name}: RSS ${start} -> ${end} MiB; V8 heap in use at its lowest ${heapLowFirstHalf} -> ${heapLowSecondHalf} MiB, reserved ${heapTotal} MiB; external ${external} MiB`);
   }
   m.loopP99.forEach((p99, i) => {
     figures.push(atMost(`event-loop delay p99 after warm-up vs ${LOOP_P99_MAX_MS} ms, edge-${i}`, "ms", p99, LOOP_P99_MAX_MS, 1));
