@@ -108,10 +108,11 @@ function rpcFrame(id: number): string {
 interface Sample {
   at: number;
   rss: Record<string, number>;
-  /** V8 heap in use: tells a leak (it climbs) from a heap V8 merely sized up (RSS only). */
-  heap: Record<string, number>;
-  /** V8's heap reserved and memory outside it (Buffers): where RSS went when the heap in use did not grow. */
-  memory: Record<string, Pick<ProcessMemory, "heapTotal" | "external">>;
+  /**
+   * V8's heap in use (a leak climbs it), reserved (V8 sizing it up moves RSS, not a leak) and
+   * memory outside it (Buffers), by process.
+   */
+  memory: Record<string, ProcessMemory>;
 }
 
 async function run(ctx: BenchContext): Promise<BenchResult[]> {
@@ -141,13 +142,12 @@ async function run(ctx: BenchContext): Promise<BenchResult[]> {
             // Resets each edge's event-loop histogram: the final scrape covers the soak after warm-up.
             await Promise.all(gw.edges.map((e) => eventLoopP99(e.metricsPort)));
           }
-          const memory = await Promise.all(gw.ops.map((o) => processMemoryMiB(o.metricsPort).catch(() => undefined)));
+          const memory = await Promise.all(gw.ops.map((o) => processMemoryMiB(o.metricsPort).catch(() => processMemoryMiB(undefined))));
           samples.push({
             at,
             rss: Object.fromEntries(gw.ops.map((o) => [o.name, rounded(rssMiB(o.proc.child.pid))])),
-            heap: Object.fromEntries(gw.ops.map((o, i) => [o.name, rounded(memory[i]?.heapUsed ?? Number.NaN)])),
             memory: Object.fromEntries(
-              gw.ops.map((o, i) => [o.name, { heapTotal: rounded(memory[i]?.heapTotal ?? Number.NaN), external: rounded(memory[i]?.external ?? Number.NaN) }]),
+              gw.ops.map((o, i) => [o.name, { heapUsed: rounded(memory[i]!.heapUsed), heapTotal: rounded(memory[i]!.heapTotal), external: rounded(memory[i]!.external) }]),
             ),
           });
           await sleep(intervalMs);
@@ -217,8 +217,8 @@ function report(ctx: BenchContext, m: Measured): BenchResult {
     // The heap in use is a sawtooth between collections: its low points, over each half of the
     // time after warm-up, show whether what survives a collection grows.
     const half = after.filter((s) => s.at <= after[0]!.at + span / 2);
-    const heapLowFirstHalf = rounded(Math.min(...half.map((s) => s.heap[name]!)));
-    const heapLowSecondHalf = rounded(Math.min(...after.filter((s) => !half.includes(s)).map((s) => s.heap[name]!)));
+    const heapLowFirstHalf = rounded(Math.min(...half.map((s) => s.memory[name]!.heapUsed)));
+    const heapLowSecondHalf = rounded(Math.min(...after.filter((s) => !half.includes(s)).map((s) => s.memory[name]!.heapUsed)));
     const heapTotal = startEnd((s) => s.memory[name]!.heapTotal);
     const external = startEnd((s) => s.memory[name]!.external);
     rss[name] = { afterWarmupMiB: start, endMiB: end, heapLowFirstHalf, heapLowSecondHalf, heapTotal, external };
