@@ -26,4 +26,4 @@ export { runScript } from "./redis-scripts.js";
 export type { RedisClient } from "./redis-connect.js";
 export { createRedisFastStore, type RedisFastStoreOptions } from "./redis-fast-store.js";
 export { isSequenceConflict, jetStreamError } from "./jetstream-errors.js";
-export { kvSubject, publishExpecting } from "./jetstream-fence.js";
+export { kvSubject, publishExpecting, purgeKvKey } from "./jetstream-fence.js";

@@ -40,3 +40,14 @@ export async function publishExpecting(
 export function kvSubject(bucket: string, key: string): string {
   return `$KV.${bucket}.${key}`;
 }
+
+/**
+ * What `kv.purge` does (a marker that rolls up every earlier value of the key), returning the
+ * marker's revision, which orders the removal after every earlier write of the key.
+ */
+export async function purgeKvKey(js: JetStreamClient, bucket: string, key: string): Promise<number> {
+  const hdrs = headers();
+  hdrs.set("KV-Operation", "PURGE");
+  hdrs.set("Nats-Rollup", "sub");
+  return (await js.publish(kvSubject(bucket, key), new Uint8Array(0), { headers: hdrs })).seq;
+}

@@ -27,6 +27,7 @@ runMain("sessions", async () => {
     replicas: config.nats.replicas,
     index,
     onIndexError,
+    onWatchError: (err) => logger.warn({ err }, "watch of an owned sessions partition failed; starting it again"),
   });
   host.shutdown.add("session-store", () => repo.close());
   const feed = startIndexFeed({ ...repo.feedParts(), index, onError: onIndexError });

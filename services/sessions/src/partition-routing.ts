@@ -21,15 +21,24 @@ const partitionDef = <Req, Res>(def: RpcDefinition<Req, Res>, p: number): RpcDef
  * replica's caches see all of a session's traffic. The request arrives on the usual subject at
  * any replica; one that does not own the partition passes it on to `<prefix>.rpc.sessions-p<p>.<method>`,
  * where only the owner listens. When no owner listens (replicas coming and going) the receiving
- * replica serves it itself: every cache is checked against storage, so any replica answers
- * correctly, the owner just answers from memory more often.
+ * replica serves it itself from storage. The owner answers metadata and tails from memory, kept
+ * current by a watch of each owned partition (jetstream/owned-partitions.ts): its own writes at
+ * once, a write another replica made while ownership moved a moment later.
  */
 export class PartitionRouter {
   private readonly owners: PartitionOwners;
   private readonly routes: KeyedRpc[] = [];
   private readonly served = new Map<number, Unsubscribe[]>();
 
-  constructor(private readonly deps: { bus: Bus; subjects: Subjects; partitions: number }) {
+  constructor(
+    private readonly deps: {
+      bus: Bus;
+      subjects: Subjects;
+      partitions: number;
+      /** Told the partitions this replica serves after every change, once it listens on their subjects. */
+      onOwned?: (owned: ReadonlySet<number>) => void;
+    },
+  ) {
     this.owners = new PartitionOwners({ ...deps, onChange: (owned) => this.follow(owned) });
   }
 
@@ -73,5 +82,6 @@ export class PartitionRouter {
     for (const p of owned) {
       if (!this.served.has(p)) this.served.set(p, this.routes.map((route) => route.servePartition(p)));
     }
+    this.deps.onOwned?.(owned);
   }
 }

@@ -14,6 +14,12 @@ export interface RepositorySubject {
    * files, its stream messages and KV value), so a session that is only hidden still shows.
    */
   leftovers(key: string): Promise<string[]>;
+  /**
+   * Waits until `repo` has seen what the replicas acknowledged, where `repo` answers from memory
+   * and follows the others' writes a moment later (an owner of partitions); absent where every
+   * read goes to storage.
+   */
+  settle?(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -129,6 +135,7 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
       const other = subject.replica ? await subject.replica() : repo;
       const bodies = Array.from({ length: 50 }, (_, i) => `m${i}`);
       await Promise.all(bodies.map((b, i) => (i % 2 ? other : repo).append(meta, textBatch(meta, [b]))));
+      await subject.settle?.();
       const { entries } = await repo.branch(meta);
       expect(entries).toHaveLength(50);
       expectChain(entries);
@@ -264,6 +271,7 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
       expect(await bodies(repo)).toEqual(["a"]);
       expect(await bodies(other)).toEqual(["a"]);
       await other.append(meta, textBatch(meta, ["b", "c"]));
+      await subject.settle?.();
       expect(await bodies(repo)).toEqual(["c", "b", "a"]);
       expect(await bodies(repo, 2)).toEqual(["c", "b"]);
       await repo.append(meta, textBatch(meta, ["d"]));
@@ -272,6 +280,7 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
       const { tip } = await other.branch(meta);
       const summary = entry("summary", "");
       expect(await other.replace(meta, { gen: meta.gen, base: true, count: 1, at: Date.now(), entries: [summary] }, tip)).not.toBe(false);
+      await subject.settle?.();
       expect(await bodies(repo)).toEqual(["summary"]);
       await repo.append(meta, textBatch(meta, ["e"]));
       expect(await bodies(other)).toEqual(["e", "summary"]);
@@ -279,12 +288,15 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
       expect(await bodies(other)).toEqual([]);
       expect((await other.preview(meta.key, 5))?.entries).toEqual([]);
       await other.append(meta, textBatch(meta, ["f"]));
+      await subject.settle?.();
       expect(await bodies(repo)).toEqual(["f"]);
       expect(await other.delete(meta.key)).toBe(true);
+      await subject.settle?.();
       expect(await repo.preview(meta.key, 5)).toBeNull();
       const again = await created(meta.key);
       expect((await repo.preview(meta.key, 5))?.entries).toEqual([]);
       await other.append(again, textBatch(again, ["g"]));
+      await subject.settle?.();
       expect((await repo.preview(meta.key, 5))?.entries.map((e) => e.body)).toEqual(["g"]);
       expect((await other.preview(meta.key, 5))?.entries.map((e) => e.body)).toEqual(["g"]);
     });

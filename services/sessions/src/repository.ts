@@ -60,6 +60,12 @@ export interface SessionRepository {
   branch(meta: SessionMeta): Promise<{ entries: StoredEntry[]; tip: Tip }>;
   /** Removes metadata and history for good. False when there was no such session. */
   delete(key: string): Promise<boolean>;
+  /**
+   * Distributed mode: the partitions this replica owns now (partition-routing.ts), which the
+   * store may answer from memory (JetStream: owned-partitions.ts). Absent where every read goes
+   * to storage anyway.
+   */
+  own?(partitions: ReadonlySet<number>): void;
   isHealthy(): boolean;
   close(): Promise<void>;
 }

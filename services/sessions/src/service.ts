@@ -51,7 +51,10 @@ export function startSessionsService(d: SessionsServiceDeps): SessionsService {
     newId: d.newId ?? randomUUID,
   };
   const { bus, subjects } = d;
-  const router = d.partitions === undefined ? undefined : new PartitionRouter({ bus, subjects, partitions: d.partitions });
+  const router =
+    d.partitions === undefined
+      ? undefined
+      : new PartitionRouter({ bus, subjects, partitions: d.partitions, onOwned: (owned) => d.repo.own?.(owned) });
   /** A request about one session: served here, or by its partition's owner when there are partitions. */
   const keyed = <Req extends { key: string }, Res>(def: RpcDefinition<Req, Res>, handle: (req: Req) => Promise<Res>) =>
     router ? router.keyed(def, handle).serve() : serveRpc(bus, subjects, def, handle);

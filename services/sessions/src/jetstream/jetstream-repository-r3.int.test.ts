@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type NatsClusterHandle, startNatsCluster, waitFor } from "@gw/testing";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JetStreamRepos } from "./jetstream-test-subject.js";
+import { JetStreamRepos } from "./contract-helpers.js";
 import { describeRepositoryContract, expectChain, newMeta, textBatch } from "../repository.contract.js";
 
 /** One 3-node NATS cluster for the whole file; the session stream and bucket are R3. */

@@ -6,7 +6,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisSessionIndex } from "../list-index/redis-session-index.js";
-import { JetStreamRepos } from "./jetstream-test-subject.js";
+import { JetStreamRepos } from "./contract-helpers.js";
 import { describeRepositoryContract, expectChain, newMeta, textBatch } from "../repository.contract.js";
 
 let nats: NatsServerHandle;
@@ -32,6 +32,8 @@ const openRepo = (subjectPrefix: string, partitions?: number) => repos.open(subj
 
 // A fresh prefix per test: its own streams and buckets on the shared server.
 describeRepositoryContract("JetStream", () => repos.subject());
+// The same with the repository owning every partition: metadata and tails answer from memory.
+describeRepositoryContract("JetStream, owner answering from memory", () => repos.subject({ owner: true }));
 
 describe("JetStream session store across a nats-server restart", () => {
   it("keeps every acknowledged entry with its links", async () => {

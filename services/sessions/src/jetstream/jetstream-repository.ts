@@ -1,6 +1,6 @@
 import { encodeSubjectToken } from "@gw/bus";
 import { GatewayError } from "@gw/contracts";
-import { kvSubject, publishExpecting } from "@gw/store";
+import { kvSubject, publishExpecting, purgeKvKey } from "@gw/store";
 import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager, type StoredMsg } from "@nats-io/jetstream";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import { decodeBatch, encodeBatch } from "../batch-codec.js";
@@ -13,6 +13,7 @@ import { backoff, isSequenceConflict, storeError } from "./jetstream-errors.js";
 import { encodeMarks, MARKS_HEADER, type Mark, nextMarks, readMarks, readRange, tailStart } from "./jetstream-reads.js";
 import { createManyInPartitions } from "./jetstream-bulk.js";
 import { decodeMeta, encodeMeta } from "./meta-codec.js";
+import { OwnedPartitions } from "./owned-partitions.js";
 import { ensureSessionStreams, partitionOf, type SessionPartition, type SessionStreamOptions } from "./session-streams.js";
 
 export interface JetStreamSessionOptions extends SessionStreamOptions {
@@ -22,6 +23,8 @@ export interface JetStreamSessionOptions extends SessionStreamOptions {
   cache?: TailCacheLimits;
   /** Told when the index missed a write (the index feed repairs it). */
   onIndexError?: (err: unknown) => void;
+  /** Told when the watch of an owned partition failed (it starts again by itself). */
+  onWatchError?: (err: unknown) => void;
 }
 
 const MAX_ATTEMPTS = 200;
@@ -49,6 +52,8 @@ export class JetStreamSessionRepository implements SessionRepository {
    * whichever replica wrote it. Every read still asks the stream for that sequence.
    */
   private readonly tails: TailCache;
+  /** Metadata of the owned partitions' sessions, kept current by a watch of their buckets. */
+  private readonly owned: OwnedPartitions;
   private readonly js: JetStreamClient;
 
   private constructor(
@@ -59,11 +64,25 @@ export class JetStreamSessionRepository implements SessionRepository {
   ) {
     this.js = jetstream(nc);
     this.tails = new TailCache(opts.cache);
+    this.owned = new OwnedPartitions({ nc, js: this.js, jsm, partitions, onError: opts.onWatchError });
   }
 
   static async open(nc: NatsConnection, opts: JetStreamSessionOptions): Promise<JetStreamSessionRepository> {
     const jsm = await jetstreamManager(nc);
     return new JetStreamSessionRepository(nc, jsm, await ensureSessionStreams(nc, jsm, opts), opts);
+  }
+
+  /**
+   * The partitions this replica owns now (partition-routing.ts): their metadata, and with it the
+   * tails the tail cache holds, answer from memory, current as of the partitions' watches.
+   */
+  own(partitions: ReadonlySet<number>): void {
+    this.owned.own(partitions);
+  }
+
+  /** Resolves once the owned partitions' watches have delivered every write made before the call. */
+  caughtUp(): Promise<void> {
+    return this.owned.caughtUp();
   }
 
   async getMeta(key: string): Promise<SessionMeta | null> {
@@ -72,8 +91,11 @@ export class JetStreamSessionRepository implements SessionRepository {
 
   async createMeta(meta: SessionMeta): Promise<{ meta: SessionMeta; created: boolean }> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const part = this.part(meta.key);
+      const pending = this.owned.begin(part.index);
       try {
-        const revision = await this.part(meta.key).kv.create(this.kvKey(meta.key), encodeMeta(meta));
+        const revision = await part.kv.create(this.kvKey(meta.key), encodeMeta(meta));
+        this.owned.fill(pending, meta.key, { meta: { ...meta }, revision });
         await this.indexPut(meta, revision);
         return { meta, created: true };
       } catch (err) {
@@ -88,16 +110,19 @@ export class JetStreamSessionRepository implements SessionRepository {
 
   async updateMeta(key: string, mutate: (current: SessionMeta) => SessionMeta | undefined) {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const current = await this.readMeta(key);
+      // A retry reads storage: the cached value may be the one another writer just replaced.
+      const current = await this.readMeta(key, attempt > 0);
       if (!current) return null;
       const next = mutate({ ...current.meta });
       if (next === undefined) return { before: current.meta, after: current.meta };
       let revision: number;
+      const part = this.part(key);
+      const pending = this.owned.begin(part.index);
       try {
         // Compare-and-set that holds on R3 too (libs/store jetstream-fence.ts): the KV revision is
         // the stream sequence of the key's subject.
-        const part = this.part(key);
         revision = await publishExpecting(this.js, kvSubject(part.bucket, this.kvKey(key)), encodeMeta(next), current.revision);
+        this.owned.fill(pending, key, { meta: { ...next }, revision });
       } catch (err) {
         if (!isSequenceConflict(err)) throw storeError(err, "update");
         await backoff(attempt);
@@ -162,6 +187,11 @@ export class JetStreamSessionRepository implements SessionRepository {
   }
 
   async tail(meta: SessionMeta, limit: number): Promise<StoredEntry[]> {
+    const known = this.owned.read(this.part(meta.key).index, meta.key)?.meta;
+    if (known && known.gen === meta.gen) {
+      const cached = this.ownedTail(known, limit);
+      if (cached) return cached;
+    }
     for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
       const found = await this.tailFrom(meta, await this.last(meta.key), limit);
       if (found) return found;
@@ -170,6 +200,12 @@ export class JetStreamSessionRepository implements SessionRepository {
   }
 
   async preview(key: string, limit: number): Promise<{ meta: SessionMeta; entries: StoredEntry[] } | null> {
+    const known = this.owned.read(this.part(key).index, key);
+    if (known) {
+      if (!known.meta) return null;
+      const entries = this.ownedTail(known.meta, limit);
+      if (entries) return { meta: { ...known.meta }, entries };
+    }
     for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
       // Both reads at once: one round trip instead of two, as current as reading them in turn.
       const [current, newest] = await Promise.all([this.readMeta(key), this.last(key)]);
@@ -178,6 +214,16 @@ export class JetStreamSessionRepository implements SessionRepository {
       if (entries) return { meta: current.meta, entries };
     }
     throw movingHistory(key);
+  }
+
+  /**
+   * The tail of an owned partition's session from memory: the metadata names the newest batch it
+   * reflects (`historySeq`, recorded before any append is acknowledged), and a tail cached for
+   * exactly that batch is that history.
+   */
+  private ownedTail(meta: SessionMeta, limit: number): StoredEntry[] | undefined {
+    if (meta.messageCount === 0) return [];
+    return this.tails.read(meta.key, meta.gen, meta.historySeq, limit);
   }
 
   /**
@@ -234,18 +280,19 @@ export class JetStreamSessionRepository implements SessionRepository {
     const existed = (await this.readMeta(key)) !== null;
     if (!existed) return false;
     const part = this.part(key);
+    const pending = this.owned.begin(part.index);
+    let revision: number;
     try {
       // Metadata first: once it is gone the session is gone, even if the purge below never runs.
-      await part.kv.purge(this.kvKey(key));
+      revision = await purgeKvKey(this.js, part.bucket, this.kvKey(key));
+      this.owned.fill(pending, key, { meta: null, revision });
       await this.jsm.streams.purge(part.stream, { filter: this.subject(key) });
     } catch (err) {
       throw storeError(err, "delete");
     } finally {
       this.tails.forget(key);
     }
-    // The purge marker's revision orders the removal after every earlier write of the key.
-    const marker = await part.kv.get(this.kvKey(key)).catch(() => null);
-    if (marker && marker.operation !== "PUT") await this.indexed(() => this.opts.index.remove(key, marker.revision));
+    await this.indexed(() => this.opts.index.remove(key, revision));
     return true;
   }
 
@@ -260,6 +307,7 @@ export class JetStreamSessionRepository implements SessionRepository {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.owned.close();
   }
 
   /** Moves the metadata's count/leaf/updatedAt to `seq`, unless a later batch got there first. */
@@ -313,12 +361,18 @@ export class JetStreamSessionRepository implements SessionRepository {
     }
   }
 
-  private async readMeta(key: string): Promise<{ meta: SessionMeta; revision: number } | null> {
+  /** From memory when the key's partition is owned (unless `fresh`), else from its bucket. */
+  private async readMeta(key: string, fresh = false): Promise<{ meta: SessionMeta; revision: number } | null> {
     this.assertOpen();
+    const part = this.part(key);
+    const known = fresh ? undefined : this.owned.read(part.index, key);
+    if (known) return known.meta ? { meta: { ...known.meta }, revision: known.revision } : null;
+    const pending = this.owned.begin(part.index);
     try {
-      const entry = await this.part(key).kv.get(this.kvKey(key));
-      if (!entry || entry.operation !== "PUT") return null;
-      const meta = decodeMeta(entry.value);
+      const entry = await part.kv.get(this.kvKey(key));
+      if (!entry) return null;
+      const meta = entry.operation === "PUT" ? (decodeMeta(entry.value) ?? null) : null;
+      this.owned.fill(pending, key, { meta: meta && { ...meta }, revision: entry.revision });
       return meta ? { meta, revision: entry.revision } : null;
     } catch (err) {
       throw storeError(err, "read");

@@ -11,6 +11,7 @@ import type { SessionMeta } from "../model.js";
 import { newMeta, textBatch } from "../repository.contract.js";
 import { startIndexFeed } from "./index-feed.js";
 import { JetStreamSessionRepository } from "./jetstream-repository.js";
+import { countJetStreamRequests } from "./contract-helpers.js";
 
 let nats: NatsServerHandle;
 let redis: RedisServerHandle;
@@ -42,24 +43,7 @@ async function openRepo(prefix: string, index: SessionIndex, partitions = 4): Pr
 }
 
 /** Every JetStream API request (direct gets included) sent to the server while `work` runs. */
-async function countRequests(work: () => Promise<unknown>): Promise<string[]> {
-  const monitor = await nc();
-  const seen: string[] = [];
-  const sub = monitor.subscribe("$JS.API.>", {
-    callback: (_err, msg) => {
-      seen.push(msg.subject);
-    },
-  });
-  await monitor.flush();
-  await work();
-  // A reading consumer's delete leaves after the read returns, unawaited: let it arrive.
-  if (seen.some((subject) => subject.includes(".CONSUMER.CREATE."))) {
-    await expect.poll(() => seen.some((subject) => subject.includes(".CONSUMER.DELETE.")), { timeout: 5_000 }).toBe(true);
-  }
-  await monitor.flush();
-  sub.unsubscribe();
-  return seen;
-}
+const countRequests = async (work: () => Promise<unknown>) => countJetStreamRequests(await nc(), work);
 
 describe("JetStream sessions at scale", () => {
   it("loads a history with as many JetStream requests for 400 prior messages as for 10", async () => {

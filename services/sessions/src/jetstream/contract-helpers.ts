@@ -6,7 +6,27 @@ import { MemorySessionIndex } from "../list-index/memory-session-index.js";
 import type { SessionIndex } from "../list-index/session-index.js";
 import { JetStreamSessionRepository } from "./jetstream-repository.js";
 import { partitionOf } from "./session-streams.js";
+import { expect } from "vitest";
 import type { RepositorySubject } from "../repository.contract.js";
+
+/** The subjects of every JetStream API request (direct gets included) sent while `work` runs. */
+export async function countJetStreamRequests(monitor: NatsConnection, work: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const sub = monitor.subscribe("$JS.API.>", {
+    callback: (_err, msg) => {
+      seen.push(msg.subject);
+    },
+  });
+  await monitor.flush();
+  await work();
+  // A reading consumer's delete leaves after the read returns, unawaited: let it arrive.
+  if (seen.some((subject) => subject.includes(".CONSUMER.CREATE."))) {
+    await expect.poll(() => seen.some((subject) => subject.includes(".CONSUMER.DELETE.")), { timeout: 5_000 }).toBe(true);
+  }
+  await monitor.flush();
+  sub.unsubscribe();
+  return seen;
+}
 
 export interface JetStreamReposOptions {
   replicas: number;
@@ -67,10 +87,20 @@ export class JetStreamRepos {
     return found;
   }
 
-  /** A contract subject: a fresh prefix per test, so its own streams and buckets. */
-  async subject(): Promise<RepositorySubject> {
+  /**
+   * A contract subject: a fresh prefix per test, so its own streams and buckets. With `owner`, its
+   * repository owns every partition (answers from memory, as a sole sessions replica does) and
+   * its replicas none.
+   */
+  async subject(opts: { owner?: boolean } = {}): Promise<RepositorySubject> {
     const prefix = `t${randomUUID().slice(0, 8)}`;
-    let repo = await this.open(prefix);
+    const everyPartition = new Set(Array.from({ length: this.opts.partitions }, (_, p) => p));
+    const open = async () => {
+      const opened = await this.open(prefix);
+      if (opts.owner) opened.own(everyPartition);
+      return opened;
+    };
+    let repo = await open();
     const replicas: JetStreamSessionRepository[] = [];
     return {
       get repo() {
@@ -83,10 +113,11 @@ export class JetStreamRepos {
       },
       reopen: async () => {
         await repo.close();
-        repo = await this.open(prefix);
+        repo = await open();
         return repo;
       },
       leftovers: (key) => this.leftovers(prefix, key),
+      ...(opts.owner ? { settle: () => repo.caughtUp() } : {}),
       async dispose() {
         await Promise.all([repo, ...replicas].map((r) => r.close()));
       },
