@@ -16,7 +16,9 @@ export interface BenchProcess {
  * program itself and its RSS is what we measure).
  */
 export function spawnBench(file: string, args: string[] = [], env: Record<string, string> = {}): BenchProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", `${ROOT}bench/${file}`, ...args], {
+  // GW_CPU_PROF_DIR=<dir>: every bench process writes a V8 CPU profile there when it exits.
+  const profile = process.env.GW_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.GW_CPU_PROF_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", `${ROOT}bench/${file}`, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
