@@ -54,5 +54,18 @@ export function createLogger(opts: LoggerOptions): Logger {
     hooks: { streamWrite: scrub },
     ...(opts.mixin ? { mixin: opts.mixin } : {}),
   };
-  return opts.destination ? pino(options, opts.destination) : pino(options);
+  return pino(options, opts.destination ?? stdoutDestination());
+}
+
+/** What a slow reader of stdout may hold back before lines are dropped instead (bytes). */
+export const STDOUT_BUFFER_BYTES = 16 * 2 ** 20;
+
+/**
+ * stdout written asynchronously: a synchronous write to a pipe whose reader is slow (a log
+ * collector, a busy parent process) blocks the whole event loop, and every request with it,
+ * until the pipe drains. Lines wait in a bounded buffer instead; past it they are dropped, never
+ * the gateway stalled. Buffered lines are flushed when the process exits (pino registers it).
+ */
+function stdoutDestination(): pino.DestinationStream {
+  return pino.destination({ dest: 1, sync: false, maxLength: STDOUT_BUFFER_BYTES });
 }

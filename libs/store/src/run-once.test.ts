@@ -32,6 +32,24 @@ describe("RunOnce", () => {
     expect(results.every((r) => r.value === "done")).toBe(true);
   });
 
+  it("tells the work whether the key was used before, and gives back a claim a conflicting request won", async () => {
+    const runner = new RunOnce<unknown>(createMemoryFastStore(), { windowMs: 60_000, claimTtlMs: 60_000 });
+    const seen: boolean[] = [];
+    const failing = async (fresh: boolean) => {
+      seen.push(fresh);
+      throw new Error("platform down");
+    };
+    await expect(runner.run("k9", "fp-a", far(), failing)).rejects.toThrow("platform down");
+    // The failure dropped the claim; another request under the key wins it, then is refused.
+    await expect(runner.run("k9", "fp-b", far(), async () => "other")).rejects.toMatchObject({ code: "CONFLICT" });
+    // The retry is not held up by that claim (60 s TTL) and knows an attempt came before it.
+    expect(await runner.run("k9", "fp-a", Date.now() + 1_000, async (fresh) => (seen.push(fresh), "sent"))).toEqual({
+      value: "sent",
+      cached: false,
+    });
+    expect(seen).toEqual([true, false]);
+  });
+
   it("refuses the same key with a different request", async () => {
     const runner = new RunOnce<unknown>(createMemoryFastStore(), { windowMs: 60_000, claimTtlMs: 5_000 });
     await runner.run("k3", fingerprint({ text: "a" }), far(), async () => 1);

@@ -55,17 +55,33 @@ export class RunOnce<T> {
     this.codec = opts.codec ?? (JSON_CODEC as unknown as { encode(value: T): string; decode(text: string): T });
   }
 
-  async run(key: string, print: string, deadline: number, work: () => Promise<T>): Promise<Once<T>> {
-    await this.checkFingerprint(key, print);
+  /**
+   * `work` is told whether this is the key's first use within the window (`fresh`): nothing of an
+   * earlier attempt can exist then, so it need not look for any.
+   */
+  async run(key: string, print: string, deadline: number, work: (fresh: boolean) => Promise<T>): Promise<Once<T>> {
     const claimKey = `idem:${key}`;
+    // The fingerprint check and the first claim go out together (one round trip, not two); a
+    // claim won by a request with another fingerprint is given back before it is refused.
+    const [checked, claim] = await Promise.allSettled([
+      this.checkFingerprint(key, print),
+      this.store.idempotency.begin(claimKey, this.opts.claimTtlMs),
+    ]);
+    if (checked.status === "rejected") {
+      if (claim.status === "fulfilled" && claim.value.status === "new") await this.store.idempotency.abandon(claimKey).catch(() => undefined);
+      throw checked.reason;
+    }
+    if (claim.status === "rejected") throw claim.reason;
+    const fresh = checked.value;
+    let state = claim.value;
     for (let wait = this.pollMs; ; wait = Math.min(wait * 2, 250)) {
-      const state = await this.store.idempotency.begin(claimKey, this.opts.claimTtlMs);
       if (state.status === "done") return { value: this.codec.decode(state.result), cached: true };
-      if (state.status === "new") return { value: await this.claimed(claimKey, work), cached: false };
+      if (state.status === "new") return { value: await this.claimed(claimKey, () => work(fresh)), cached: false };
       if (Date.now() + wait > deadline) {
         throw this.opts.stillRunning?.() ?? new GatewayError("TIMEOUT", "an earlier request with this key is still being handled");
       }
       await sleep(wait);
+      state = await this.store.idempotency.begin(claimKey, this.opts.claimTtlMs);
     }
   }
 
@@ -86,13 +102,15 @@ export class RunOnce<T> {
     return value;
   }
 
-  private async checkFingerprint(key: string, print: string): Promise<void> {
+  /** True when the key was not used within the window; throws when it was, for another request. */
+  private async checkFingerprint(key: string, print: string): Promise<boolean> {
     const fpKey = `idem:fp:${key}`;
     const first = await this.store.values.set(fpKey, print, { ttlMs: this.opts.windowMs, ifAbsent: true });
-    if (first) return;
+    if (first) return true;
     const existing = await this.store.values.get(fpKey);
     if (existing !== null && existing !== print) {
       throw this.opts.conflict?.() ?? new GatewayError("CONFLICT", "this key was already used for a different request");
     }
+    return false;
   }
 }

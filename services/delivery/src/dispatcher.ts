@@ -113,10 +113,10 @@ export class Dispatcher {
   private async sendOnce(req: DeliverySendRequest): Promise<DeliveryReceipt> {
     const { account, to, parts } = this.prepare(req);
     const print = fingerprint(["send", account.channelId, account.accountId, to, parts]);
-    return this.once(req.idempotencyKey, print, account, to, async (deadline) => {
+    return this.once(req.idempotencyKey, print, account, to, async (deadline, fresh) => {
       const ids: string[] = [];
       for (const [i, part] of parts.entries()) {
-        ids.push(...(await this.part(req.idempotencyKey, i, account, to, deadline, (signal) =>
+        ids.push(...(await this.part({ key: req.idempotencyKey, index: i, fresh }, account, to, deadline, (signal) =>
           account.adapter.send({ ...part, idempotencyKey: `${req.idempotencyKey}:${i}` }, signal),
         )));
       }
@@ -139,8 +139,8 @@ export class Dispatcher {
       ...(req.threadId === "" ? {} : { threadId: req.threadId }),
     };
     const print = fingerprint(["poll", account.channelId, account.accountId, poll]);
-    return this.once(req.idempotencyKey, print, account, to, (deadline) =>
-      this.part(req.idempotencyKey, 0, account, to, deadline, (signal) =>
+    return this.once(req.idempotencyKey, print, account, to, (deadline, fresh) =>
+      this.part({ key: req.idempotencyKey, index: 0, fresh }, account, to, deadline, (signal) =>
         sendPollVia(account.adapter, { ...poll, idempotencyKey: `${req.idempotencyKey}:poll` }, signal),
       ),
     );
@@ -169,16 +169,16 @@ export class Dispatcher {
     print: string,
     account: ChannelAccount,
     to: string,
-    work: (deadline: AbortSignal) => Promise<string[]>,
+    work: (deadline: AbortSignal, fresh: boolean) => Promise<string[]>,
   ): Promise<DeliveryReceipt> {
     const deadlineAt = Date.now() + this.deps.sendTimeoutMs;
     // The chat's turn is taken first, before any await, so one chat's sends keep the order in
     // which they reached this replica; a repeat of a key waits here too, then finds the result.
     const { value: ids, cached } = await this.chats.run(`${account.channelId}:${account.accountId}:${to}`, () =>
-      this.deps.idempotency.run(key, print, deadlineAt, async () => {
+      this.deps.idempotency.run(key, print, deadlineAt, async (fresh) => {
         const limit = deadline(deadlineAt - Date.now());
         try {
-          return await work(limit.signal);
+          return await work(limit.signal, fresh);
         } finally {
           limit.done();
         }
@@ -194,17 +194,19 @@ export class Dispatcher {
     };
   }
 
-  /** One part, unless an earlier attempt with this key already delivered it. */
+  /**
+   * One part, unless an earlier attempt with this key already delivered it. On the key's first
+   * use (`fresh`) there was no earlier attempt, so there is nothing to look up.
+   */
   private async part(
-    key: string,
-    index: number,
+    { key, index, fresh }: { key: string; index: number; fresh: boolean },
     account: ChannelAccount,
     to: string,
     deadline: AbortSignal,
     call: (signal: AbortSignal) => Promise<PlatformReceipt>,
   ): Promise<string[]> {
     const doneKey = `delivery:part:${key}:${index}`;
-    const done = await this.deps.store.values.get(doneKey);
+    const done = fresh ? null : await this.deps.store.values.get(doneKey);
     if (done !== null) return JSON.parse(done) as string[];
     const target: PaceTarget = {
       account: `${account.channelId}:${account.accountId}`,
