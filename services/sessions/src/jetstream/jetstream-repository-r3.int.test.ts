@@ -18,11 +18,17 @@ afterAll(async () => {
 });
 
 describeRepositoryContract("JetStream R3 on a 3-node cluster", () => repos.subject());
+// The owner of every partition answering from memory, its watches on R3 buckets.
+describeRepositoryContract("JetStream R3 on a 3-node cluster, owner answering from memory", () => repos.subject({ owner: true }));
 
 describe("R3 session store when a node dies under load", () => {
-  it("answers every append and keeps every acknowledged entry, while the stream's leader is killed", async () => {
+  it.each([
+    ["a replica that owns nothing", false],
+    ["the owner of every partition", true],
+  ])("answers every append and keeps every acknowledged entry, while the stream's leader is killed (%s)", async (_, owner) => {
     const prefix = `k${randomUUID().slice(0, 8)}`;
     const repo = await repos.open(prefix);
+    if (owner) repo.own(new Set([0, 1]));
     const jsm = await jetstreamManager(repos.connections.at(-1)!);
     // Every writer's key in partition 0, so killing that stream's leader hits all of them.
     const keys = Array.from({ length: 40 }, (_, i) => `load:${i}`)

@@ -1,5 +1,5 @@
 import { readsDirect } from "@gw/store";
-import { DiscardPolicy, type JetStreamManager, StorageType, type StreamInfo } from "@nats-io/jetstream";
+import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, type JetStreamManager, StorageType, type StreamInfo } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 
@@ -43,11 +43,12 @@ export async function ensureSessionStreams(
   const open = async (index: number): Promise<SessionPartition> => {
     const stream = `${name}_session_entries_p${index}`;
     const subjectRoot = `${opts.subjectPrefix}.sessions.p${index}.entries`;
-    let info: StreamInfo;
-    try {
-      info = await jsm.streams.info(stream);
-    } catch {
-      info = await jsm.streams.add({
+    // Created only when the server says there is no such stream: a lookup that timed out (a busy
+    // server) must not become a create that fails with "subjects overlap". A replica starting at
+    // the same moment may create it first; then it is read again.
+    let info: StreamInfo = await jsm.streams.info(stream).catch(async (err: unknown) => {
+      if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
+      const config = {
         name: stream,
         subjects: [`${subjectRoot}.>`],
         storage: StorageType.File,
@@ -56,8 +57,9 @@ export async function ensureSessionStreams(
         allow_direct: true,
         discard: DiscardPolicy.Old,
         max_msgs_per_subject: -1,
-      });
-    }
+      };
+      return jsm.streams.add(config).catch((addErr: unknown) => jsm.streams.info(stream).catch(() => Promise.reject(addErr)));
+    });
     // Direct gets skip the JetStream API's JSON and base64, but every replica of a replicated
     // stream answers them, a lagging follower too: only a single-replica stream reads that way.
     const single = info.config.num_replicas <= 1;
