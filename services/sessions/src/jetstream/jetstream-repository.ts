@@ -95,7 +95,7 @@ export class JetStreamSessionRepository implements SessionRepository {
       const pending = this.owned.begin(part.index);
       try {
         const revision = await part.kv.create(this.kvKey(meta.key), encodeMeta(meta));
-        this.owned.fill(pending, meta.key, { meta: { ...meta }, revision });
+        this.owned.fill(pending, meta.key, { meta, revision });
         await this.indexPut(meta, revision);
         return { meta, created: true };
       } catch (err) {
@@ -122,7 +122,7 @@ export class JetStreamSessionRepository implements SessionRepository {
         // Compare-and-set that holds on R3 too (libs/store jetstream-fence.ts): the KV revision is
         // the stream sequence of the key's subject.
         revision = await publishExpecting(this.js, kvSubject(part.bucket, this.kvKey(key)), encodeMeta(next), current.revision);
-        this.owned.fill(pending, key, { meta: { ...next }, revision });
+        this.owned.fill(pending, key, { meta: next, revision });
       } catch (err) {
         if (!isSequenceConflict(err)) throw storeError(err, "update");
         await backoff(attempt);
@@ -204,7 +204,7 @@ export class JetStreamSessionRepository implements SessionRepository {
     if (known) {
       if (!known.meta) return null;
       const entries = this.ownedTail(known.meta, limit);
-      if (entries) return { meta: { ...known.meta }, entries };
+      if (entries) return { meta: known.meta, entries };
     }
     for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
       // Both reads at once: one round trip instead of two, as current as reading them in turn.
@@ -366,13 +366,13 @@ export class JetStreamSessionRepository implements SessionRepository {
     this.assertOpen();
     const part = this.part(key);
     const known = fresh ? undefined : this.owned.read(part.index, key);
-    if (known) return known.meta ? { meta: { ...known.meta }, revision: known.revision } : null;
+    if (known) return known.meta ? { meta: known.meta, revision: known.revision } : null;
     const pending = this.owned.begin(part.index);
     try {
       const entry = await part.kv.get(this.kvKey(key));
       if (!entry) return null;
       const meta = entry.operation === "PUT" ? (decodeMeta(entry.value) ?? null) : null;
-      this.owned.fill(pending, key, { meta: meta && { ...meta }, revision: entry.revision });
+      this.owned.fill(pending, key, { meta, revision: entry.revision });
       return meta ? { meta, revision: entry.revision } : null;
     } catch (err) {
       throw storeError(err, "read");

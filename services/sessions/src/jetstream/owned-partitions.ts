@@ -69,10 +69,14 @@ export class OwnedPartitions {
     }
   }
 
-  /** The newest metadata of `key` this replica knows, when it may answer without storage. */
+  /**
+   * The newest metadata of `key` this replica knows, when it may answer without storage: a copy
+   * the caller may change.
+   */
   read(partition: number, key: string): KnownMeta | undefined {
     if (!this.watches.get(partition)?.live) return undefined;
-    return this.metas.get(key);
+    const known = this.metas.get(key);
+    return known && { meta: known.meta && { ...known.meta }, revision: known.revision };
   }
 
   /** Called before reading `partition`'s storage; undefined when the answer cannot be kept. */
@@ -81,12 +85,15 @@ export class OwnedPartitions {
     return watch?.live ? { watch, generation: watch.generation, startedAt: Date.now() } : undefined;
   }
 
-  /** Storage answered `known` (a read, or this replica's acknowledged write) for `pending`. */
+  /**
+   * Storage answered `known` (a read, or this replica's acknowledged write) for `pending`. A copy
+   * is kept, so the caller may go on changing its object.
+   */
   fill(pending: PendingFill | undefined, key: string, known: KnownMeta): void {
     if (!pending) return;
     const { watch } = pending;
     if (!watch.live || watch.generation !== pending.generation) return;
-    this.metas.fill(watch.partition, key, known, pending.startedAt);
+    this.metas.fill(watch.partition, key, { meta: known.meta && { ...known.meta }, revision: known.revision }, pending.startedAt);
   }
 
   /** Resolves once every live watch has delivered what its bucket held when called (tests). */
