@@ -24,7 +24,11 @@ export interface HostOptions {
    * Connections beyond NATS. Durable state is each owner's: the sessions service opens its
    * JetStream repository on `nc` itself.
    */
-  needs: { fastStore?: boolean };
+  needs: {
+    fastStore?: boolean;
+    /** Redis commands of one event-loop turn in one write (RedisConnectOptions.coalesceWrites). */
+    coalesceRedisWrites?: boolean;
+  };
 }
 
 /** A distributed-mode service's connections and lifecycle, built by its main.ts. */
@@ -88,6 +92,7 @@ export async function startHost(opts: HostOptions): Promise<ServiceHost & { fast
       nodes: config.redis.nodes,
       keyPrefix: config.redis.keyPrefix,
       onError: redisErrorSink(logger, metrics),
+      coalesceWrites: opts.needs.coalesceRedisWrites === true,
     });
     const store = fastStore;
     shutdown.add("redis", () => store.close());

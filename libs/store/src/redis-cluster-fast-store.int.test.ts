@@ -18,6 +18,9 @@ afterAll(async () => {
 const clusterStore = (keyPrefix = `${uniqueName("c")}:`) => createRedisFastStore({ url: cluster.nodes[0]!, nodes: cluster.nodes, keyPrefix });
 
 describeFastStoreContract("redis cluster", () => clusterStore());
+describeFastStoreContract("redis cluster, writes coalesced per turn", () =>
+  createRedisFastStore({ url: cluster.nodes[0]!, nodes: cluster.nodes, keyPrefix: `${uniqueName("c")}:`, coalesceWrites: true }),
+);
 
 describe("redis FastStore on a cluster", () => {
   it("reads and writes keys spread over every master in one call", async () => {

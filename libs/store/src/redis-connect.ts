@@ -1,5 +1,6 @@
 import { GatewayError } from "@gw/contracts";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
+import { coalesceWrites } from "./coalesced-writes.js";
 
 /** One server, or a Redis Cluster (the same commands; multi-key ones only within one slot). */
 export type RedisClient = Redis | Cluster;
@@ -12,6 +13,11 @@ export interface RedisConnectOptions {
   connectTimeoutMs?: number;
   /** Told of every failure: a command that failed, or the connection's own errors (after start). */
   onError?: RedisErrorSink;
+  /**
+   * Send the commands issued within one turn of the event loop in one write per connection
+   * (`coalesceWrites`), in order. For callers that await a write before anything depends on it.
+   */
+  coalesceWrites?: boolean;
 }
 
 export type RedisErrorSink = (kind: "command" | "connection", err: Error) => void;
@@ -82,6 +88,18 @@ async function connectMasters(client: Cluster, timeoutMs: number, opts: RedisCon
   }
 }
 
+/** Every connection of the client, reconnections and a cluster's later nodes included. */
+function coalesceEveryConnection(client: RedisClient): void {
+  const watch = (redis: Redis) => {
+    redis.on("connect", () => coalesceWrites(redis.stream));
+    if (redis.stream !== undefined) coalesceWrites(redis.stream);
+  };
+  if (client instanceof Cluster) {
+    client.on("+node", watch);
+    for (const node of client.nodes()) watch(node);
+  } else watch(client);
+}
+
 function where(opts: RedisConnectOptions): string {
   const nodes = opts.nodes ?? [];
   return nodes.length === 0 ? redactUrl(opts.url) : `the cluster nodes ${nodes.map(redactUrl).join(", ")}`;
@@ -95,6 +113,7 @@ function where(opts: RedisConnectOptions): string {
 export async function connectRedis(opts: RedisConnectOptions): Promise<RedisClient> {
   const timeoutMs = opts.connectTimeoutMs ?? 5_000;
   const client = createClient(opts, timeoutMs);
+  if (opts.coalesceWrites) coalesceEveryConnection(client);
   let lastError: Error | undefined;
   // Without a listener ioredis prints every reconnect failure to stderr.
   let started = false;

@@ -16,6 +16,11 @@ describeFastStoreContract("redis", () =>
   createRedisFastStore({ url: redis.url, keyPrefix: `${uniqueName("t")}:` }),
 );
 
+// The delivery service's connection: each turn's commands leave in one write.
+describeFastStoreContract("redis, writes coalesced per turn", () =>
+  createRedisFastStore({ url: redis.url, keyPrefix: `${uniqueName("t")}:`, coalesceWrites: true }),
+);
+
 describe("redis FastStore across processes", () => {
   it("shares counters, claims and sets between two stores on one Redis", async () => {
     const keyPrefix = `${uniqueName("shared")}:`;
@@ -67,12 +72,13 @@ describe("redis FastStore connection handling", () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
-  it("turns unhealthy while Redis is down, fails fast, and recovers when it is back", async () => {
+  it.each([false, true])("turns unhealthy while Redis is down, fails fast, and recovers when it is back (coalesced writes: %s)", async (coalesceWrites) => {
     const own = await startRedis();
     const errors: Array<{ kind: string; message: string }> = [];
     const store = await createRedisFastStore({
       url: own.url,
       onError: (kind, err) => errors.push({ kind, message: err.message }),
+      coalesceWrites,
     });
     try {
       await store.values.set("k", "v");

@@ -35,6 +35,8 @@ export interface RedisFastStoreOptions {
   connectTimeoutMs?: number;
   /** Told of every Redis failure (for the service's error metrics and logs). */
   onError?: RedisErrorSink;
+  /** One write per connection for the commands of one event-loop turn (RedisConnectOptions). */
+  coalesceWrites?: boolean;
 }
 
 /** What each sub-store needs: the client, the key namer, the error guard and the error sink. */

@@ -11,7 +11,9 @@ runMain("delivery", async () => {
     service: "delivery",
     argv: process.argv.slice(2),
     env: process.env,
-    needs: { fastStore: true },
+    // Every Redis write on delivery's paths is awaited before anything that depends on it, so
+    // its commands may leave at the end of the turn that issued them (docs/decisions.md).
+    needs: { fastStore: true, coalesceRedisWrites: true },
   });
   // The outbox is delivery's own durable state, on the process's NATS connection (JetStream KV).
   const durable = createJetStreamDurableStore(host.nc, { replicas: host.config.nats.replicas });
