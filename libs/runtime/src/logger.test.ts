@@ -32,6 +32,14 @@ describe("createLogger", () => {
     ]);
   });
 
+  it("still scrubs configured secrets from a child logger without path redaction (the access log)", () => {
+    const out = capture();
+    const logger = createLogger({ service: "edge", secrets: ["s3cr3t-value-123"], destination: out.stream });
+    logger.child({}, { redact: [] }).info({ path: "/hook/s3cr3t-value-123", token: "plain" }, "http request");
+    expect(out.raw()).not.toContain("s3cr3t-value-123");
+    expect(out.lines()[0]).toMatchObject({ path: "/hook/[REDACTED]", token: "plain" });
+  });
+
   it("redacts well-known credential fields", () => {
     const out = capture();
     const logger = createLogger({ service: "edge", destination: out.stream });

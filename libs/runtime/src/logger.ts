@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { pino } from "pino";
 import { createSecretScrubber, REDACTED } from "./secret-scrubber.js";
+import { BatchedLineWriter } from "./batched-line-writer.js";
 
 export type Logger = pino.Logger;
 
@@ -64,8 +65,13 @@ export const STDOUT_BUFFER_BYTES = 16 * 2 ** 20;
  * stdout written asynchronously: a synchronous write to a pipe whose reader is slow (a log
  * collector, a busy parent process) blocks the whole event loop, and every request with it,
  * until the pipe drains. Lines wait in a bounded buffer instead; past it they are dropped, never
- * the gateway stalled. Buffered lines are flushed when the process exits (pino registers it).
+ * the gateway stalled. Lines go out in batches of up to 50 ms (BatchedLineWriter).
+ * Buffered lines are flushed when the process exits.
  */
 function stdoutDestination(): pino.DestinationStream {
-  return pino.destination({ dest: 1, sync: false, maxLength: STDOUT_BUFFER_BYTES });
+  // One per process: every logger's lines share its batches (embedded mode has several loggers).
+  stdout ??= new BatchedLineWriter(pino.destination({ dest: 1, sync: false, maxLength: STDOUT_BUFFER_BYTES }));
+  return stdout;
 }
+
+let stdout: BatchedLineWriter | undefined;

@@ -45,15 +45,16 @@ describe.each(MODES)("failed-auth limiter (%s)", (mode) => {
     expect((await other.connect(TOKEN)).ok).toBe(true);
     other.close();
 
-    // The block leaves one line in the log, naming the IP.
-    const blocks = gw
-      .fullLogs()
-      .split("\n")
-      .filter((line) => line.includes("client IP blocked after too many failed authentications"))
-      .map((line) => JSON.parse(line.slice(line.indexOf("{"))) as Record<string, unknown>);
-    expect(blocks.filter((b) => b.clientIp === ip)).toEqual([
-      expect.objectContaining({ level: 40, failures: 20, blockedForSeconds: expect.any(Number) }),
-    ]);
+    // The block leaves one line in the log, naming the IP (log lines reach stdout in batches).
+    const blocks = () =>
+      gw
+        .fullLogs()
+        .split("\n")
+        .filter((line) => line.includes("client IP blocked after too many failed authentications"))
+        .map((line) => JSON.parse(line.slice(line.indexOf("{"))) as Record<string, unknown>)
+        .filter((b) => b.clientIp === ip);
+    await expect.poll(blocks, { timeout: 5_000 }).toHaveLength(1);
+    expect(blocks()).toEqual([expect.objectContaining({ level: 40, failures: 20, blockedForSeconds: expect.any(Number) })]);
   });
 
   it("sends a RATE_LIMITED error frame to connect on an already open socket", async () => {

@@ -93,12 +93,25 @@ describe.each(MODES)("metrics, request ids and access logs (%s)", (mode) => {
     expect(fresh.headers.get("x-request-id")).not.toBe(`req_${TRACE_ID}`);
   });
 
-  it("logs each request with its id, in the edge and in the service the bus carried it to", () => {
-    const lines = gw
-      .fullLogs()
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  it("logs each request with its id, in the edge and in the service the bus carried it to", async () => {
+    const parsed = () =>
+      gw
+        .fullLogs()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // Log lines reach stdout in batches (up to 50 ms late), each process its own: wait for all four.
+    const present = () => {
+      const all = parsed();
+      return (
+        all.some((l) => l.msg === "http request" && l.reqId === `req_${TRACE_ID}`) &&
+        all.some((l) => l.msg === "bus request" && l.reqId === `req_${TRACE_ID}`) &&
+        all.some((l) => l.msg === "ws request" && l.method === "agent") &&
+        all.some((l) => l.msg === "run finished" && l.runId === "observed-run-1")
+      );
+    };
+    await expect.poll(present, { timeout: 5_000 }).toBe(true);
+    const lines = parsed();
     const access = lines.find((l) => l.msg === "http request" && l.reqId === `req_${TRACE_ID}`);
     expect(access).toMatchObject({ method: "POST", route: "/api/tools/invoke", status: 200 });
     expect(lines.find((l) => l.msg === "bus request" && l.reqId === `req_${TRACE_ID}` && l.method === "runner.tools.invoke")).toBeDefined();
