@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { GatewayError } from "@gw/contracts";
 import type { FastStore } from "./fast-store.js";
 
@@ -28,7 +28,8 @@ export interface Once<T> {
 
 /** A stable digest of a request's meaning, for "same key, different request" checks. */
 export function fingerprint(parts: unknown): string {
-  return createHash("sha256").update(JSON.stringify(parts)).digest("base64url");
+  // One-shot hash: no Hash object per request.
+  return hash("sha256", JSON.stringify(parts), "base64url");
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

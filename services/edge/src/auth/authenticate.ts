@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import type { Role } from "@gw/contracts";
 import type { DeviceIdentity } from "../devices/device-registry.js";
 import { looksLikeDeviceToken } from "../devices/device-token.js";
@@ -47,12 +47,21 @@ export const OVERLAY_HEADER = "overlay-user-login";
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "::1"]);
 
 function digest(value: string): Buffer {
-  return createHash("sha256").update(value, "utf8").digest();
+  return hash("sha256", value, "buffer");
 }
+
+/** The digests of the configured secrets compared against (a handful), made once each. */
+const expectedDigests = new Map<string, Buffer>();
+const MAX_EXPECTED_DIGESTS = 64;
 
 /** Constant-time comparison that does not leak the secret's length either. */
 export function secretEquals(presented: string, expected: string): boolean {
-  return timingSafeEqual(digest(presented), digest(expected));
+  let want = expectedDigests.get(expected);
+  if (want === undefined) {
+    want = digest(expected);
+    if (expectedDigests.size < MAX_EXPECTED_DIGESTS) expectedDigests.set(expected, want);
+  }
+  return timingSafeEqual(digest(presented), want);
 }
 
 function singleHeader(headers: HeaderBag, name: string): string | undefined {
