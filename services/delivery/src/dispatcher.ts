@@ -31,6 +31,21 @@ const DEFAULT_MEDIA_PER_MESSAGE = 10;
 
 type Part = Omit<OutboundMessage, "idempotencyKey">;
 
+/** One send or poll at work: its key, whether the key is new, where it goes, its deadline. */
+interface SendCall {
+  key: string;
+  /** The key's first use within the window: no earlier attempt left part records. */
+  fresh: boolean;
+  account: ChannelAccount;
+  target: PaceTarget;
+  deadline: AbortSignal;
+  /** The target's cooldowns, read along with the claim (for the first part's first call). */
+  cooldowns: Promise<number | undefined> | undefined;
+}
+
+/** How old a cooldown read along with the claim may be when the first call uses it. */
+const PREFETCH_FRESH_MS = 1_000;
+
 /**
  * What one send becomes on the platform, in order: the text in platform-sized chunks
  * (`chunkText`: paragraph, sentence, word boundaries, never inside a code fence or a URL),
@@ -113,12 +128,10 @@ export class Dispatcher {
   private async sendOnce(req: DeliverySendRequest): Promise<DeliveryReceipt> {
     const { account, to, parts } = this.prepare(req);
     const print = fingerprint(["send", account.channelId, account.accountId, to, parts]);
-    return this.once(req.idempotencyKey, print, account, to, async (deadline, fresh) => {
+    return this.once(req.idempotencyKey, print, account, to, async (call) => {
       const ids: string[] = [];
       for (const [i, part] of parts.entries()) {
-        ids.push(...(await this.part({ key: req.idempotencyKey, index: i, fresh }, account, to, deadline, (signal) =>
-          account.adapter.send({ ...part, idempotencyKey: `${req.idempotencyKey}:${i}` }, signal),
-        )));
+        ids.push(...(await this.part(call, i, (signal) => account.adapter.send({ ...part, idempotencyKey: `${req.idempotencyKey}:${i}` }, signal))));
       }
       return ids;
     });
@@ -139,10 +152,8 @@ export class Dispatcher {
       ...(req.threadId === "" ? {} : { threadId: req.threadId }),
     };
     const print = fingerprint(["poll", account.channelId, account.accountId, poll]);
-    return this.once(req.idempotencyKey, print, account, to, (deadline, fresh) =>
-      this.part({ key: req.idempotencyKey, index: 0, fresh }, account, to, deadline, (signal) =>
-        sendPollVia(account.adapter, { ...poll, idempotencyKey: `${req.idempotencyKey}:poll` }, signal),
-      ),
+    return this.once(req.idempotencyKey, print, account, to, (call) =>
+      this.part(call, 0, (signal) => sendPollVia(account.adapter, { ...poll, idempotencyKey: `${req.idempotencyKey}:poll` }, signal)),
     );
   }
 
@@ -169,21 +180,31 @@ export class Dispatcher {
     print: string,
     account: ChannelAccount,
     to: string,
-    work: (deadline: AbortSignal, fresh: boolean) => Promise<string[]>,
+    work: (call: SendCall) => Promise<string[]>,
   ): Promise<DeliveryReceipt> {
     const deadlineAt = Date.now() + this.deps.sendTimeoutMs;
+    const target: PaceTarget = {
+      account: `${account.channelId}:${account.accountId}`,
+      chat: to,
+      rules: this.deps.pacing === "off" ? [] : rateRulesFor(account.kind, to),
+    };
     // The chat's turn is taken first, before any await, so one chat's sends keep the order in
     // which they reached this replica; a repeat of a key waits here too, then finds the result.
-    const { value: ids, cached } = await this.chats.run(`${account.channelId}:${account.accountId}:${to}`, () =>
-      this.deps.idempotency.run(key, print, deadlineAt, async (fresh) => {
+    const { value: ids, cached } = await this.chats.run(`${account.channelId}:${account.accountId}:${to}`, () => {
+      // Read with the claim (one Redis write and round trip for both); unused when the key was.
+      const prefetched = this.deps.pacer.prefetch(target);
+      const readAt = Date.now();
+      return this.deps.idempotency.run(key, print, deadlineAt, async (fresh) => {
         const limit = deadline(deadlineAt - Date.now());
+        // A request that first waited for another with its key reads again.
+        const cooldowns = Date.now() - readAt < PREFETCH_FRESH_MS ? prefetched : undefined;
         try {
-          return await work(limit.signal, fresh);
+          return await work({ key, fresh, account, target, deadline: limit.signal, cooldowns });
         } finally {
           limit.done();
         }
-      }),
-    );
+      });
+    });
     return {
       channel: account.channelId,
       accountId: account.accountId,
@@ -199,23 +220,16 @@ export class Dispatcher {
    * use (`fresh`) there was no earlier attempt, so there is nothing to look up.
    */
   private async part(
-    { key, index, fresh }: { key: string; index: number; fresh: boolean },
-    account: ChannelAccount,
-    to: string,
-    deadline: AbortSignal,
+    { key, fresh, account, target, deadline, cooldowns }: SendCall,
+    index: number,
     call: (signal: AbortSignal) => Promise<PlatformReceipt>,
   ): Promise<string[]> {
     const doneKey = `delivery:part:${key}:${index}`;
     const done = fresh ? null : await this.deps.store.values.get(doneKey);
     if (done !== null) return JSON.parse(done) as string[];
-    const target: PaceTarget = {
-      account: `${account.channelId}:${account.accountId}`,
-      chat: to,
-      rules: this.deps.pacing === "off" ? [] : rateRulesFor(account.kind, to),
-    };
     let receipt: PlatformReceipt;
     try {
-      receipt = await callPlatform(this.deps, account, target, deadline, call);
+      receipt = await callPlatform(this.deps, account, target, deadline, call, index === 0 ? cooldowns : undefined);
     } catch (err) {
       if (err instanceof CallFailed) throw toGatewayError(err.error, { channelId: account.channelId, attempts: err.attempts });
       throw toGatewayError(err, { channelId: account.channelId });

@@ -52,4 +52,25 @@ describe("Pacer", () => {
     await pacer.turn(target, never);
     await expect(pacer.turn(target, AbortSignal.timeout(100))).rejects.toBeInstanceOf(PaceAborted);
   });
+
+  it("waits out a cooldown read ahead (prefetch), and reads again on later steps or when the read failed", async () => {
+    const shared = store();
+    const pacer = new Pacer(shared);
+    const target: PaceTarget = { account: "tg:default", chat: "7", rules: [] };
+    await pacer.coolDown(target, 250, "chat");
+    const read = pacer.prefetch(target);
+    expect(await read).toBeGreaterThan(Date.now());
+    const started = Date.now();
+    await pacer.turn(target, never, read);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(230);
+
+    // A failed read ahead: the turn reads the store itself and still honours the cooldown.
+    await pacer.coolDown(target, 250, "chat");
+    const failing = new Pacer({ ...shared, values: { ...shared.values, getMany: () => Promise.reject(new Error("down")) } });
+    const failed = failing.prefetch(target);
+    expect(await failed).toBeUndefined();
+    const again = Date.now();
+    await pacer.turn(target, never, failed);
+    expect(Date.now() - again).toBeGreaterThanOrEqual(230);
+  });
 });

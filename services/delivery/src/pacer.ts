@@ -63,9 +63,20 @@ export class Pacer {
     return [`pace:cool:${target.account}`, `pace:cool:${target.account}:${target.chat}`];
   }
 
-  async turn(target: PaceTarget, signal: AbortSignal): Promise<void> {
-    for (;;) {
-      const waitMs = await this.cooldownLeft(target);
+  /**
+   * Starts reading `target`'s cooldowns for a `turn()` soon after: read in the same event-loop
+   * turn as a send's idempotency claim, the read shares the claim's Redis write and round trip.
+   * Resolves undefined when the read fails (the turn then reads again).
+   */
+  prefetch(target: PaceTarget): Promise<number | undefined> {
+    return this.cooldownUntil(target).catch(() => undefined);
+  }
+
+  /** Resolves when a call to `target` may go out now; `prefetched` stands in for its first cooldown read. */
+  async turn(target: PaceTarget, signal: AbortSignal, prefetched?: Promise<number | undefined>): Promise<void> {
+    for (let first = prefetched; ; first = undefined) {
+      const until = (first === undefined ? undefined : await first) ?? (await this.cooldownUntil(target));
+      const waitMs = Math.max(0, until - Date.now());
       if (waitMs > 0) {
         await sleep(Math.min(waitMs, this.maxStepMs), signal);
         continue;
@@ -78,9 +89,13 @@ export class Pacer {
 
   /** Milliseconds until every cooldown on the target has passed (0: none). */
   async cooldownLeft(target: PaceTarget): Promise<number> {
+    return Math.max(0, (await this.cooldownUntil(target)) - Date.now());
+  }
+
+  /** When the last cooldown on the target ends (epoch ms; 0: none). */
+  private async cooldownUntil(target: PaceTarget): Promise<number> {
     const untils = await this.store.values.getMany(this.cooldownKeys(target));
-    const now = Date.now();
-    return Math.max(0, ...untils.map((until) => (until === null ? 0 : Number(until) - now)));
+    return Math.max(0, ...untils.map((until) => (until === null ? 0 : Number(until))));
   }
 
   /** Counts one call against every rule; the longest wait of a rule it broke, or 0. */

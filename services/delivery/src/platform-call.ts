@@ -53,7 +53,8 @@ function asChannelError(err: unknown, deadline: AbortSignal): ChannelError {
 }
 
 /**
- * One platform call with pacing and retries: wait for the account's and chat's turn, call,
+ * One platform call with pacing and retries: wait for the account's and chat's turn (the first
+ * wait on `cooldowns` read ahead by the caller, Pacer.prefetch), call,
  * and on a 429 (after its `retry_after`, which also cools every replica down), a 5xx, a
  * timeout or a network failure try again, up to `maxAttempts` and within the send's deadline.
  * A permanent refusal (4xx) is not retried. Success and failure are recorded for
@@ -65,10 +66,11 @@ export async function callPlatform<T extends { cooldownMs?: number }>(
   target: PaceTarget,
   deadline: AbortSignal,
   call: (signal: AbortSignal) => Promise<T>,
+  cooldowns?: Promise<number | undefined>,
 ): Promise<T> {
   const backoff = deps.backoff ?? { baseMs: 250, capMs: 10_000 };
   for (let attempt = 1; ; attempt++) {
-    await deps.pacer.turn(target, deadline);
+    await deps.pacer.turn(target, deadline, attempt === 1 ? cooldowns : undefined);
     const callDeadline = deadlineOf(deps.callTimeoutMs, deadline);
     try {
       const result = await call(callDeadline.signal);
