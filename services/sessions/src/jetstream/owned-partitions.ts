@@ -76,7 +76,7 @@ export class OwnedPartitions {
   read(partition: number, key: string): KnownMeta | undefined {
     if (!this.watches.get(partition)?.live) return undefined;
     const known = this.metas.get(key);
-    return known && { meta: known.meta && { ...known.meta }, revision: known.revision };
+    return known && copyOf(known);
   }
 
   /** Called before reading `partition`'s storage; undefined when the answer cannot be kept. */
@@ -93,7 +93,7 @@ export class OwnedPartitions {
     if (!pending) return;
     const { watch } = pending;
     if (!watch.live || watch.generation !== pending.generation) return;
-    this.metas.fill(watch.partition, key, { meta: known.meta && { ...known.meta }, revision: known.revision }, pending.startedAt);
+    this.metas.fill(watch.partition, key, copyOf(known), pending.startedAt);
   }
 
   /** Resolves once every live watch has delivered what its bucket held when called (tests). */
@@ -184,4 +184,9 @@ export class OwnedPartitions {
       }
     }
   }
+}
+
+/** A KnownMeta whose metadata object is its own (callers keep changing theirs). */
+function copyOf(known: KnownMeta): KnownMeta {
+  return { meta: known.meta && { ...known.meta }, revision: known.revision };
 }
