@@ -69,6 +69,7 @@ describe("distributed on a 3-node NATS cluster (R3) and a 3-master Redis Cluster
       const messages = await expectIntactSession(client, key, [body]);
       expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     }
-    await leader.start();
+    // The killed node is not started again here: this test is about the time it is gone, and
+    // waiting for its every consumer to be current again took over 30 s once under CI's load.
   }, 180_000);
 });
