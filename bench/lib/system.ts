@@ -63,3 +63,17 @@ export function machineInfo(): Record<string, unknown> {
     commit,
   };
 }
+
+/** CPU time (user + system) a process has used so far, in microseconds; 0 when it is gone. */
+export function cpuMicros(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** The kernel's clock ticks per second for /proc times (USER_HZ: 100 on Linux everywhere). */
+const CLOCK_TICKS = 100;
