@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { generate } from "./gen-proto.mjs";
+import { generateWebchat, WEBCHAT_OUT } from "./gen-webchat.mjs";
 
 function listFiles(root) {
   const out = [];
@@ -41,6 +42,9 @@ try {
   const problems = compare(protoTmp, "libs/contracts/src/gen", undefined, { exhaustive: true });
   execFileSync(process.execPath, ["--import", "tsx", "scripts/gen-api-docs.ts", docsTmp], { stdio: ["ignore", "ignore", "inherit"] });
   problems.push(...compare(docsTmp, "docs", ["asyncapi.json", "openapi.json"], { exhaustive: false }));
+  const webchatTmp = await generateWebchat(join(docsTmp, "webchat-assets.ts"));
+  if (!existsSync(WEBCHAT_OUT)) problems.push(`missing generated file: ${WEBCHAT_OUT}`);
+  else if (!readFileSync(webchatTmp).equals(readFileSync(WEBCHAT_OUT))) problems.push(`out of date: ${WEBCHAT_OUT}`);
   if (problems.length > 0) {
     console.error(
       `Generated files are not current. Run \`npm run proto\` / \`npm run docs\` and commit:\n  ${problems.join("\n  ")}`,

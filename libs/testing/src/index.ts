@@ -1,4 +1,5 @@
 export { type Backend, chooseBackend, type HarnessProbe, INSTALL_HINT } from "./backend.js";
+export { findBinary } from "./find-binary.js";
 export { freePort } from "./free-port.js";
 export { type NatsServerHandle, type StartNatsOptions, startNats } from "./nats-server.js";
 export { type RedisServerHandle, type StartRedisOptions, startRedis } from "./redis-server.js";

@@ -29,6 +29,7 @@ import { registerDepthLimitedJson } from "./http/json-body.js";
 import { openaiSurface } from "./http/openai/plugin.js";
 import { registerRoutes } from "./http/routes.js";
 import { registerToolsInvoke } from "./http/tools-invoke.js";
+import { registerWebchat } from "./http/webchat/webchat.js";
 import { agentRunMethods } from "./methods/agent-runs.js";
 import { agentSubscribeMethods } from "./methods/agent-subscribe.js";
 import { agentMethods } from "./methods/agents.js";
@@ -206,6 +207,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   registerDepthLimitedJson(app);
   const httpDeps = { ...busDeps, authGate, trustedProxies, isHealthy: () => !drain.draining && deps.isHealthy() };
   registerRoutes(app, httpDeps);
+  registerWebchat(app);
   void app.register(openaiSurface, { prefix: "/v1", ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
   registerToolsInvoke(app, httpDeps);
   registerApiSend(app, { ...httpDeps, sendTimeoutMs });

@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { type WebchatAsset, WEBCHAT_ASSETS } from "./gen/assets.js";
+
+/**
+ * The page's own rules: its script, style and socket come from this edge only, nothing may frame
+ * it (clickjacking), and it loads nothing from elsewhere. The socket still needs a credential
+ * (DESIGN §10: a page is never loopback).
+ */
+const PAGE_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+function serve(request: FastifyRequest, reply: FastifyReply, asset: WebchatAsset) {
+  reply
+    .header("content-type", asset.contentType)
+    .header("etag", asset.etag)
+    // Revalidated on every load, so a new edge's page is never mixed with an old one's script.
+    .header("cache-control", "no-cache")
+    .header("x-content-type-options", "nosniff")
+    .header("referrer-policy", "no-referrer");
+  if (asset.contentType.startsWith("text/html")) {
+    reply
+      .header("content-security-policy", PAGE_POLICY)
+      .header("x-frame-options", "DENY")
+      .header("cross-origin-opener-policy", "same-origin");
+  }
+  const tags = request.headers["if-none-match"];
+  if (tags !== undefined && tags.split(",").some((tag) => tag.trim() === asset.etag)) return reply.status(304).send();
+  return reply.send(asset.body);
+}
+
+/**
+ * The web chat (DESIGN §3): a page at `/chat` that talks to this edge's WebSocket as a `webchat`
+ * connection. `/` sends a browser there; a WebSocket upgrade on `/` is not a GET route and is
+ * untouched. The files are built into the edge (scripts/gen-webchat.mjs), so every edge of a
+ * deployment serves the same page with no files on disk.
+ */
+export function registerWebchat(app: FastifyInstance): void {
+  app.get("/", (_request, reply) => reply.redirect("chat", 302));
+  app.get("/chat", (request, reply) => serve(request, reply, WEBCHAT_ASSETS["index.html"]!));
+  app.get("/chat/", (_request, reply) => reply.redirect("../chat", 301));
+  app.get<{ Params: { file: string } }>("/chat/:file", (request, reply) => {
+    const asset = request.params.file === "index.html" ? undefined : WEBCHAT_ASSETS[request.params.file];
+    if (asset === undefined) return reply.callNotFound();
+    return serve(request, reply, asset);
+  });
+}

@@ -1,0 +1,193 @@
+import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, type TestBrowser } from "./fixtures/browser.js";
+import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { httpRequest } from "./fixtures/http.js";
+import { WsClient } from "./fixtures/ws-client.js";
+
+const USER_HEADER = "x-forwarded-user";
+
+/** Everything that went wrong inside the page: script errors, console errors, CSP violations. */
+async function watchPage(page: Page): Promise<string[]> {
+  const problems: string[] = [];
+  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => console.error(`CSP violation: ${event.violatedDirective}`));
+  });
+  return problems;
+}
+
+/** The finished assistant messages' texts, oldest first. */
+const answers = (page: Page) =>
+  page.$$eval(".message.assistant:not(.pending) .body", (nodes) => nodes.map((node) => node.textContent ?? ""));
+const userMessages = (page: Page) => page.$$eval(".message.user .body", (nodes) => nodes.map((node) => node.textContent ?? ""));
+
+async function say(page: Page, text: string): Promise<void> {
+  const before = (await answers(page)).length;
+  await page.fill("#input", text);
+  await page.keyboard.press("Enter");
+  await page.waitForFunction((n) => document.querySelectorAll(".message.assistant:not(.pending)").length > n, before, { timeout: 15_000 });
+}
+
+describe.each(MODES)("web chat (%s)", (mode) => {
+  let gw: GatewayUnderTest;
+  let model: FakeModelServer;
+  let browser: TestBrowser;
+
+  beforeAll(async () => {
+    [model, browser] = await Promise.all([startFakeModelServer(), launchBrowser()]);
+    gw = await startGateway(mode, {
+      agents: [
+        { id: "main", name: "Main", model: "fake/model", description: "answers through the fake model" },
+        { id: "echo", name: "Echo", model: "builtin/echo", description: "says it back" },
+      ],
+      models: { providers: { fake: { kind: "openai", baseUrl: model.baseUrl, apiKey: "sk-fake", timeoutMs: 15_000 } } },
+      // The browser plays both a person behind an identity proxy (the header below) and, without
+      // it, someone with the token: the proxy is the browser's own address.
+      gateway: {
+        auth: { token: "${E2E_GATEWAY_TOKEN}", trustedProxy: { enabled: true, header: USER_HEADER } },
+        trustedProxies: ["127.0.0.1"],
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await gw?.stop();
+    await model?.close();
+  });
+
+  it("serves the page with its safety headers, revalidates it, and sends a browser at / there", async () => {
+    const root = await httpRequest(`${gw.httpUrl()}/`);
+    expect(root.status).toBe(302);
+    expect(new URL(String(root.headers.location), `${gw.httpUrl()}/`).pathname).toBe("/chat");
+
+    const page = await httpRequest(`${gw.httpUrl()}/chat`);
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(page.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(page.headers["x-frame-options"]).toBe("DENY");
+    expect(page.headers["x-content-type-options"]).toBe("nosniff");
+    expect(page.body).toContain('src="chat/app.js"');
+    const again = await httpRequest(`${gw.httpUrl()}/chat`, { headers: { "if-none-match": String(page.headers.etag) } });
+    expect(again.status).toBe(304);
+
+    const script = await httpRequest(`${gw.httpUrl()}/chat/app.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+    const missing = await httpRequest(`${gw.httpUrl()}/chat/other.js`);
+    expect(missing.status).toBe(404);
+    expect(JSON.parse(missing.body)).toMatchObject({ error: { type: "invalid_request_error" } });
+    // Another site's page may not load the script either (DESIGN §10).
+    const foreign = await httpRequest(`${gw.httpUrl()}/chat/app.js`, { headers: { origin: "https://evil.example" } });
+    expect(foreign.status).toBe(403);
+  });
+
+  it("chats in a browser: the answer streams in, history survives a reload, threads stay apart", async () => {
+    const context = await browser.context();
+    const page = await context.newPage();
+    const problems = await watchPage(page);
+    await page.goto(`${gw.httpUrl()}/chat#token=${TOKEN}`);
+    await page.waitForSelector("#chat:not([hidden])");
+    // The token left the URL (and the history) as soon as the page read it.
+    expect(new URL(page.url()).hash).toBe("");
+    expect(await page.textContent("#status")).toContain("connected (token)");
+
+    await say(page, "hello from the browser");
+    expect(await answers(page)).toEqual(["You said: hello from the browser"]);
+
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll(".message").length === 2);
+    expect(await userMessages(page)).toEqual(["hello from the browser"]);
+    expect(await answers(page)).toEqual(["You said: hello from the browser"]);
+
+    await page.click("#new-thread");
+    await page.waitForFunction(() => document.querySelectorAll(".message").length === 0);
+    await page.selectOption("#agent", "echo");
+    await say(page, "second thread");
+    expect(await answers(page)).toEqual(["second thread"]);
+    expect(await page.$$eval("#threads button", (b) => b.map((x) => x.textContent))).toEqual(["Main", "second thread"]);
+
+    await page.click('#threads button[data-key="webchat:operator"]');
+    await page.waitForFunction(() => document.querySelector(".message.user .body")?.textContent === "hello from the browser");
+    expect(await answers(page)).toEqual(["You said: hello from the browser"]);
+
+    // What the page showed is what the gateway stored, under the connection's own keys.
+    const control = await WsClient.open(gw.wsUrl());
+    try {
+      await control.connect(TOKEN);
+      const main = await control.request("sessions.preview", { key: "webchat:operator" });
+      expect((main.payload?.messages as Array<{ body: string }>).map((m) => m.body)).toEqual([
+        "You said: hello from the browser",
+        "hello from the browser",
+      ]);
+      const listed = await control.request("sessions.list", {});
+      const keys = (listed.payload?.sessions as Array<{ key: string; agentId: string }>).filter((s) => s.key.startsWith("webchat:"));
+      expect(keys.map((s) => s.agentId).sort()).toEqual(["echo", "main"]);
+    } finally {
+      control.close();
+    }
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("stops an answer that is still being written", async () => {
+    const context = await browser.context();
+    const page = await context.newPage();
+    const problems = await watchPage(page);
+    await page.goto(`${gw.httpUrl()}/chat#token=${TOKEN}`);
+    await page.waitForSelector("#chat:not([hidden])");
+    await page.click("#new-thread");
+    await page.fill("#input", "slow please");
+    await page.keyboard.press("Enter");
+    // Some of the answer has arrived, and the run is still going.
+    await page.waitForFunction(() => (document.querySelector(".message.assistant.pending .body")?.textContent ?? "").length > 0);
+    expect(await page.isDisabled("#send")).toBe(true);
+    await page.click("#stop");
+    await page.waitForSelector(".message.assistant:not(.pending) .tool");
+    expect(await page.textContent(".message.assistant .tool")).toBe("Stopped.");
+    expect(await page.isDisabled("#send")).toBe(false);
+    expect(await page.isHidden("#stop")).toBe(true);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("connects as the person an identity proxy names, with no secret, on that person's own session", async () => {
+    const context = await browser.context({ extraHTTPHeaders: { [USER_HEADER]: "alice" } });
+    const page = await context.newPage();
+    const problems = await watchPage(page);
+    await page.goto(`${gw.httpUrl()}/chat`);
+    await page.waitForSelector("#chat:not([hidden])");
+    expect(await page.textContent("#status")).toContain("connected (trusted-proxy)");
+    await say(page, "I am alice");
+    expect(await answers(page)).toEqual(["You said: I am alice"]);
+    expect(await page.$$eval("#threads button", (b) => b.map((x) => x.dataset.key))).toEqual(["webchat:alice"]);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("asks for the secret, says when it is wrong, and connects with the right one", async () => {
+    const context = await browser.context();
+    const page = await context.newPage();
+    await page.goto(`${gw.httpUrl()}/chat`);
+    // A page is never trusted as loopback: without a secret the gateway refuses it.
+    await page.waitForSelector("#login:not([hidden])");
+    expect(await page.textContent("#login-error")).toBe("");
+    await page.fill("#secret", "not-the-token");
+    await page.click("#login button");
+    await page.waitForFunction(() => (document.querySelector("#login-error")?.textContent ?? "") !== "");
+    expect(await page.isHidden("#chat")).toBe(true);
+    // A reload asks again rather than spending another failed attempt without a secret.
+    await page.reload();
+    await page.waitForSelector("#login:not([hidden])");
+    await page.fill("#secret", TOKEN);
+    await page.click("#login button");
+    await page.waitForSelector("#chat:not([hidden])");
+    expect(await page.textContent("#status")).toContain("connected (token)");
+    await context.close();
+  }, 60_000);
+});
