@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type TestBrowser } from "./fixtures/browser.js";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
 import { httpRequest } from "./fixtures/http.js";
+import { type ServiceProcess, spawnService, waitHealthy } from "./fixtures/processes.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 const USER_HEADER = "x-forwarded-user";
@@ -190,4 +191,54 @@ describe.each(MODES)("web chat (%s)", (mode) => {
     expect(await page.textContent("#status")).toContain("connected (token)");
     await context.close();
   }, 60_000);
+});
+
+describe("web chat across an edge restart (distributed)", () => {
+  let gw: GatewayUnderTest;
+  let model: FakeModelServer;
+  let browser: TestBrowser;
+  let replacement: ServiceProcess | undefined;
+
+  beforeAll(async () => {
+    [model, browser] = await Promise.all([startFakeModelServer(), launchBrowser()]);
+    gw = await startGateway("distributed", {
+      agents: [{ id: "main", name: "Main", model: "fake/model", description: "answers through the fake model" }],
+      models: { providers: { fake: { kind: "openai", baseUrl: model.baseUrl, apiKey: "sk-fake", timeoutMs: 15_000 } } },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await replacement?.stop();
+    await gw?.stop();
+    await model?.close();
+  });
+
+  it("reconnects by itself and shows the answer of the run that was streaming when its edge died", async () => {
+    const context = await browser.context();
+    const page = await context.newPage();
+    await page.goto(`${gw.httpUrl()}/chat#token=${TOKEN}`);
+    await page.waitForSelector("#chat:not([hidden])");
+    await page.fill("#input", "slow answer across a restart");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => (document.querySelector(".message.assistant.pending .body")?.textContent ?? "").length > 0);
+
+    // The edge dies mid-answer; the run goes on in the runner. A new edge takes the same port.
+    const { port } = gw.edges[0]!;
+    await gw.edges[0]!.proc.kill("SIGKILL");
+    await page.waitForFunction(() => document.querySelector("#status")?.textContent?.startsWith("reconnecting") === true);
+    replacement = spawnService("edge-0b", "services/edge/src/main.ts", ["--config", gw.configPath, "--port", String(port)], {
+      E2E_GATEWAY_TOKEN: TOKEN,
+      EDGE_ID: "e2e0b",
+    });
+    await waitHealthy(replacement, gw.httpUrl());
+
+    // The page asks how the run ended (agent.wait on its runId) and shows the whole answer.
+    await page.waitForSelector(".message.assistant:not(.pending)", { timeout: 30_000 });
+    // The fake model's slow answer: 40 words, 100 ms apart.
+    const whole = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
+    expect((await answers(page)).map((text) => text.trim())).toEqual([whole]);
+    expect(await page.textContent("#status")).toContain("connected (token)");
+    expect(await page.isDisabled("#send")).toBe(false);
+    await context.close();
+  }, 90_000);
 });
