@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
-import { GatewayClient, GatewayRpcError } from "./gateway-client.js";
+import { GatewayClient, GatewayRpcError, type SocketLike } from "./gateway-client.js";
 import { payloadText } from "./protocol.js";
 
 type Frame = { id: number; method: string; params: Record<string, unknown> };
@@ -14,7 +14,8 @@ async function fakeGateway(answer: (frame: Frame, socket: WebSocket) => void) {
   return { server, url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/` };
 }
 
-const factory = (url: string) => new WebSocket(url);
+// ws types its listeners per event; at run time it is the standard interface the client needs.
+const factory = (url: string) => new WebSocket(url) as unknown as SocketLike;
 const servers: WebSocketServer[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) {

@@ -9,6 +9,13 @@ import { WsClient } from "./fixtures/ws-client.js";
 
 const USER_HEADER = "x-forwarded-user";
 
+/** The little of the browser's DOM the page functions below use (this file is compiled for Node). */
+declare const document: {
+  querySelector(selector: string): { textContent: string | null } | null;
+  querySelectorAll(selector: string): { length: number };
+  addEventListener(type: "securitypolicyviolation", listener: (event: { violatedDirective: string }) => void): void;
+};
+
 /** Everything that went wrong inside the page: script errors, console errors, CSP violations. */
 async function watchPage(page: Page): Promise<string[]> {
   const problems: string[] = [];
