@@ -70,7 +70,7 @@ export async function ensureSessionStreams(
     return { index, stream, subjectRoot, kv, bucket, direct: single && info.config.allow_direct };
   };
   await refuseUnpartitioned(jsm, name);
-  await checkLayout(kvm, name, opts.partitions, replicas);
+  await checkLayout(jsm, kvm, name, opts.partitions, replicas);
   return Promise.all(Array.from({ length: opts.partitions }, (_, i) => open(i)));
 }
 
@@ -93,23 +93,41 @@ async function refuseUnpartitioned(jsm: JetStreamManager, name: string): Promise
   }
 }
 
+const LAYOUT_ATTEMPTS = 5;
+const LAYOUT_RETRY_MS = 500;
+
 /**
  * The partition count is fixed once sessions were stored: with another count a key hashes to
  * another partition and its session would look gone. The first start records it; a start with a
  * different count refuses to run instead of hiding every session.
  */
-async function checkLayout(kvm: Kvm, name: string, partitions: number, replicas: number): Promise<void> {
-  const layout = await kvm.create(`${name}_sessions_layout`, { history: 1, storage: StorageType.File, replicas });
+async function checkLayout(jsm: JetStreamManager, kvm: Kvm, name: string, partitions: number, replicas: number): Promise<void> {
+  const bucket = `${name}_sessions_layout`;
+  const layout = await kvm.create(bucket, { history: 1, storage: StorageType.File, replicas });
+  // Read through the stream's leader (the JetStream API, not a direct get): on R3 a lagging
+  // follower would answer "nothing recorded" for a count the leader holds.
+  const read = () =>
+    jsm.streams
+      .getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.partitions` })
+      .then((msg) => msg?.string(), () => undefined);
   const wanted = String(partitions);
-  try {
-    await layout.create("partitions", wanted);
-  } catch {
-    // Recorded already (or by a replica starting at the same moment): it must agree.
+  let lastError: unknown;
+  for (let attempt = 0; attempt < LAYOUT_ATTEMPTS; attempt++) {
+    try {
+      await layout.create("partitions", wanted);
+      return; // recorded now, by this start
+    } catch (err) {
+      // Recorded already (or by a replica starting at the same moment): it must agree. Any
+      // other failure (a timeout while the stream elects a leader) leaves nothing to read.
+      lastError = err;
+    }
+    const value = await read();
+    if (value === wanted) return;
+    if (value !== undefined && value !== "")
+      throw new Error(
+        `sessions.partitions is ${partitions} but the sessions in NATS are stored in ${value} partitions; set it back to ${value}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, LAYOUT_RETRY_MS));
   }
-  const recorded = await layout.get("partitions");
-  const value = recorded?.string() ?? "";
-  if (value !== wanted)
-    throw new Error(
-      `sessions.partitions is ${partitions} but the sessions in NATS are stored in ${value} partitions; set it back to ${value}`,
-    );
+  throw new Error(`could not record or read sessions.partitions in ${name}_sessions_layout: ${(lastError as Error)?.message ?? lastError}`);
 }
