@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type GatewayConfig, parseConfig } from "@gw/config";
+import { type ConfigReader, type GatewayConfig, parseConfig } from "@gw/config";
 import { parseAllDocuments } from "yaml";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -94,11 +94,11 @@ export function k8sFiles(): string[] {
   return walk(join(ROOT, "k8s")).map((path) => relative(ROOT, path));
 }
 
-/** The config file a ConfigMap carries under `key`, parsed by the gateway's own schema. */
-export function configFromConfigMap(map: Manifest, key: string, env: Record<string, string>): GatewayConfig {
+/** The config file a ConfigMap carries under `key`, parsed by the gateway's own schema (as `reader` loads it). */
+export function configFromConfigMap(map: Manifest, key: string, env: Record<string, string>, reader?: ConfigReader): GatewayConfig {
   const text = map.data?.[key];
   if (text === undefined) throw new Error(`ConfigMap ${map.metadata.name} has no key ${key}`);
-  return parseConfig(text, { env, source: `${map.file} (${key})` });
+  return parseConfig(text, { env, reader, source: `${map.file} (${key})` });
 }
 
 /** A Dockerfile stage: its name, base, and the instructions in it. */

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ScaledObject } from "@kubernetes-models/keda/keda.sh/v1alpha1";
+import { type ConfigReader, parseConfig } from "@gw/config";
 import { runQueueNames } from "@gw/runs";
+import JSON5 from "json5";
 import { Deployment, StatefulSet } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
@@ -18,6 +20,7 @@ import {
   renderKustomization,
   ROOT,
 } from "./deploy-files.js";
+import { SERVICE_READS } from "../../services/gateway/src/check-as.js";
 
 /** The kinds these manifests may use, each with the schema model that validates it. */
 const MODELS: Record<string, { apiVersion: string; kind: string; validate(obj: unknown): void }> = {};
@@ -75,6 +78,47 @@ const matches = (selector: Record<string, string>, labels: Record<string, string
 function gatewayConfig(objects: Manifest[]) {
   const map = ofKind(objects, "ConfigMap").find((m) => m.metadata.name === "gateway-config")!;
   return configFromConfigMap(map, "gateway.json5", { GATEWAY_TOKEN: ENV_PLACEHOLDER });
+}
+
+/** The config file as the service of a Deployment loads it: only the sections it reads take variables. */
+function readerOf(service: string): ConfigReader {
+  const sections = SERVICE_READS[service];
+  if (sections === undefined) throw new Error(`services/${service} declares no config sections (services/gateway/src/check-as.ts)`);
+  return { service, sections };
+}
+
+/** What an operator puts in the Secrets the README creates (the hooks token too), each value distinct. */
+const SECRET_DATA: Record<string, Record<string, string>> = {
+  "gateway-secrets": { token: "gw-token-k8s-7f1e", "hooks-token": "hooks-token-k8s-2c9a" },
+  "model-secrets": { OPENAI_API_KEY: "sk-model-key-k8s-5d3b" },
+  "channel-secrets": { TELEGRAM_BOT_TOKEN: "123456:bot-token-k8s-8e4f", TELEGRAM_WEBHOOK_SECRET: "tg-secret-k8s-1a6c" },
+};
+
+/** A container's environment with SECRET_DATA in the Secrets it names (`env` over `envFrom`, as the kubelet does). */
+function containerEnv(c: Container): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const from of c.envFrom ?? []) if (from.secretRef) Object.assign(env, SECRET_DATA[from.secretRef.name]);
+  for (const e of c.env ?? []) {
+    const ref = e.valueFrom?.secretKeyRef;
+    const value = ref ? SECRET_DATA[ref.name]?.[ref.key] : e.value;
+    if (value !== undefined) env[e.name] = value;
+  }
+  return env;
+}
+
+/** The shipped config plus what the README has an operator add: hooks, a model provider, a Telegram channel. */
+function configWithSecrets(objects: Manifest[]): string {
+  const map = ofKind(objects, "ConfigMap").find((m) => m.metadata.name === "gateway-config")!;
+  return JSON.stringify({
+    ...(JSON5.parse(map.data!["gateway.json5"]!) as object),
+    hooks: { enabled: true, token: "${HOOKS_TOKEN}" },
+    agents: { list: [{ id: "main", name: "Main", model: "openai/gpt-4o-mini" }] },
+    models: { providers: { openai: { kind: "openai", baseUrl: "https://api.openai.com/v1", apiKey: "${OPENAI_API_KEY}" } } },
+    channels: {
+      default: "telegram",
+      telegram: { kind: "telegram", botToken: "${TELEGRAM_BOT_TOKEN}", webhookSecret: "${TELEGRAM_WEBHOOK_SECRET}" },
+    },
+  });
 }
 
 /** Secrets an operator creates by hand: the README's `kubectl create secret generic <name>` lines. */
@@ -228,9 +272,36 @@ describe("k8s manifests", () => {
         const volume = pod.volumes?.find((v) => v.name === mount?.name);
         expect(volume?.configMap, `${d.name}: ${path} is in a mounted ConfigMap`).toBeDefined();
         const map = configMaps.get(volume!.configMap!.name)!;
-        expect(() => configFromConfigMap(map, path!.slice(mount!.mountPath.length + 1), env)).not.toThrow();
+        expect(() => configFromConfigMap(map, path!.slice(mount!.mountPath.length + 1), env, readerOf(d.name))).not.toThrow();
       }
     }
+  });
+
+  it("give each service the secrets of the config sections it reads, and its config loads with only those", () => {
+    const objects = RENDERS.base;
+    const text = configWithSecrets(objects);
+    expect(Object.keys(SERVICE_READS).sort()).toEqual(distributedServices());
+    const documented = documentedSecrets();
+    for (const name of Object.keys(SECRET_DATA)) expect(documented.has(name), `README creates ${name}`).toBe(true);
+    // Which Secret values end up in each service's config (DESIGN §9: platform secrets only in delivery).
+    const held: Record<string, string[]> = {};
+    for (const d of deployments(objects)) {
+      const [container] = d.spec.template.spec.containers;
+      const env = containerEnv(container!);
+      const view = JSON.stringify(parseConfig(text, { env, reader: readerOf(d.name), source: `${d.name}'s pod` }));
+      held[d.name] = Object.entries(SECRET_DATA).flatMap(([secret, data]) =>
+        Object.entries(data).flatMap(([key, value]) => (view.includes(value) ? [`${secret}/${key}`] : [])),
+      );
+      // Every reference substituted, as the embedded gateway does: only delivery has a channel's.
+      if (d.name !== "delivery") expect(() => parseConfig(text, { env })).toThrow(/TELEGRAM_BOT_TOKEN is not set/);
+    }
+    expect(held).toEqual({
+      edge: ["gateway-secrets/token", "gateway-secrets/hooks-token"],
+      sessions: ["gateway-secrets/token"],
+      "agent-runner": ["gateway-secrets/token", "model-secrets/OPENAI_API_KEY"],
+      delivery: ["gateway-secrets/token", "channel-secrets/TELEGRAM_BOT_TOKEN", "channel-secrets/TELEGRAM_WEBHOOK_SECRET"],
+      hooks: ["gateway-secrets/token", "gateway-secrets/hooks-token"],
+    });
   });
 
   it("run as the image's numeric non-root user, without privileges, and stop after the drain deadline", () => {

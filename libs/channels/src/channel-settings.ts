@@ -25,6 +25,39 @@ function isHttpUrl(value: string): boolean {
 
 export const E164 = /^\+[1-9]\d{6,14}$/;
 
+/** Separators people write phone numbers with: "+1 (555) 000-1111", "+49.30.1234567". */
+const PHONE_SEPARATORS = /[\s().-]/g;
+
+/**
+ * A phone number in E.164, from the ways people and platforms write one: separators dropped,
+ * and bare digits (WhatsApp's `wa_id`, the number without its '+') given their '+'. Undefined
+ * when the text is not a phone number.
+ */
+export function toE164(text: string): string | undefined {
+  const compact = text.trim().replace(PHONE_SEPARATORS, "");
+  const e164 = /^\d+$/.test(compact) ? `+${compact}` : compact;
+  return E164.test(e164) ? e164 : undefined;
+}
+
+const SIGNAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `allowFrom` where senders are phone numbers: "*", or a number normalised to E.164, the form
+ * inbound senders take, so "15550001111" and "+1 555 000 1111" match the sender +15550001111.
+ * `uuids`: Signal also names a sender whose number is hidden by its account UUID.
+ */
+function phoneAllowFrom(expected: string, opts: { uuids?: boolean } = {}) {
+  const entry = z.string().transform((text, ctx) => {
+    if (text.trim() === "*") return "*";
+    const phone = toE164(text);
+    if (phone !== undefined) return phone;
+    if (opts.uuids === true && SIGNAL_UUID.test(text.trim())) return text.trim().toLowerCase();
+    ctx.addIssue({ code: "custom", message: `${JSON.stringify(text)} is not ${expected}` });
+    return z.NEVER;
+  });
+  return z.array(entry).default([]);
+}
+
 /** Who may talk to the agent through a channel's inbound side (default "pairing"). */
 export const DmPolicySchema = z.enum(["pairing", "allowlist", "open", "disabled"]);
 export type DmPolicy = z.output<typeof DmPolicySchema>;
@@ -32,7 +65,7 @@ export type DmPolicy = z.output<typeof DmPolicySchema>;
 /** Keys every kind accepts. */
 const common = {
   dmPolicy: DmPolicySchema.default("pairing"),
-  /** Platform sender ids; phone numbers in E.164. */
+  /** Platform sender ids, or "*" for everyone; WhatsApp and Signal take phone numbers (phoneAllowFrom). */
   allowFrom: z.array(nonEmpty("an allowFrom entry")).default([]),
   /** The agent that answers inbound messages (default: agents.default). */
   agent: nonEmpty("agent").optional(),
@@ -75,6 +108,7 @@ export const DiscordSettingsSchema = z.strictObject({
 
 export const SignalSettingsSchema = z.strictObject({
   ...common,
+  allowFrom: phoneAllowFrom('an E.164 phone number such as +15550001111, a Signal account UUID, or "*"', { uuids: true }),
   /** signal-cli-rest-api. */
   bridgeUrl: httpUrl("bridgeUrl"),
   /** The registered account that sends, in E.164. */
@@ -85,6 +119,7 @@ export const SignalSettingsSchema = z.strictObject({
 
 export const WhatsAppSettingsSchema = z.strictObject({
   ...common,
+  allowFrom: phoneAllowFrom('an E.164 phone number such as +15550001111 (or its wa_id digits, 15550001111), or "*"'),
   accessToken: nonEmpty("accessToken"),
   phoneNumberId: z.string().regex(/^\d+$/, "phoneNumberId must be the numeric id Meta assigned"),
   apiBaseUrl: httpUrl("apiBaseUrl").default("https://graph.facebook.com/v21.0"),

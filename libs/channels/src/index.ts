@@ -36,6 +36,7 @@ export {
   type SlackSettings,
   TelegramSettingsSchema,
   type TelegramSettings,
+  toE164,
   WhatsAppSettingsSchema,
   type WhatsAppSettings,
 } from "./channel-settings.js";

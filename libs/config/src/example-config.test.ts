@@ -1,12 +1,15 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { parseEnv } from "node:util";
 import JSON5 from "json5";
 import { describe, expect, it } from "vitest";
-import { collectSecrets, defaultConfig, loadConfigFile } from "./index.js";
+import { stringify } from "yaml";
+import { collectSecrets, defaultConfig, loadConfigFile, parseConfig } from "./index.js";
 import { hasKeyPath, schemaKeyPaths } from "./known-keys.js";
 import { GatewayConfigSchema } from "./schema.js";
 
 const examplePath = fileURLToPath(new URL("../../../config/gateway.example.json5", import.meta.url));
+const exampleEnvPath = fileURLToPath(new URL("../../../config/gateway.example.env", import.meta.url));
 const env = {
   GATEWAY_TOKEN: "tok-123",
   HOOKS_TOKEN: "hook-456",
@@ -69,5 +72,24 @@ describe("config/gateway.example.json5", () => {
     expect(() => loadConfigFile(examplePath, { env: rest })).toThrow(
       "gateway.auth.token: environment variable GATEWAY_TOKEN is not set",
     );
+  });
+
+  it("reads to the same config written as YAML", () => {
+    const yaml = stringify(JSON5.parse(readFileSync(examplePath, "utf8")));
+    expect(parseConfig(yaml, { env, format: "yaml", source: "example.yaml" })).toEqual(loadConfigFile(examplePath, { env }));
+  });
+});
+
+describe("config/gateway.example.env", () => {
+  it("has a placeholder for exactly the variables the example needs, so the README's check passes", () => {
+    const placeholders = parseEnv(readFileSync(exampleEnvPath, "utf8"));
+    const needed = new Set<string>();
+    const visit = (node: unknown): void => {
+      if (typeof node === "string") for (const [, name] of node.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) needed.add(name!);
+      else if (node !== null && typeof node === "object") Object.values(node).forEach(visit);
+    };
+    visit(JSON5.parse(readFileSync(examplePath, "utf8")));
+    expect(Object.keys(placeholders).sort()).toEqual([...needed].sort());
+    expect(loadConfigFile(examplePath, { env: placeholders }).gateway.auth.token).toBe("placeholder");
   });
 });

@@ -1,14 +1,18 @@
 export { ConfigError, type ConfigIssue } from "./config-error.js";
 export type { Env } from "./env-substitution.js";
+/** For tests that keep documentation (the example config) in step with a schema. */
+export { hasKeyPath, schemaKeyPaths } from "./known-keys.js";
 export { type ModelRef, parseModelRef } from "./model-ref.js";
 export {
+  type ConfigFormat,
+  type ConfigReader,
   type DeepPartial,
   defaultConfig,
   loadConfigFile,
   type ParseOptions,
   parseConfig,
 } from "./parse-config.js";
-export { type GatewayConfig, type GatewayConfigInput, GatewayConfigSchema } from "./schema.js";
+export { type ConfigSection, type GatewayConfig, type GatewayConfigInput, GatewayConfigSchema } from "./schema.js";
 export { type ChannelConfig, type ChannelsConfig, channelEntries } from "./schema-channels.js";
 export type { HookMapping, HooksConfig } from "./schema-hooks.js";
 export { BUILTIN_PROVIDER } from "./schema-models.js";

@@ -4,9 +4,10 @@ import JSON5 from "json5";
 import type { z } from "zod";
 import { ConfigError, type ConfigIssue, fromZodIssues } from "./config-error.js";
 import { deepFreeze } from "./deep-freeze.js";
-import { type Env, substituteEnv } from "./env-substitution.js";
+import { type Env, removeWithheld, substituteEnv, type WithheldValue } from "./env-substitution.js";
 import { knownKeysAt } from "./known-keys.js";
-import { type GatewayConfig, type GatewayConfigInput, GatewayConfigSchema } from "./schema.js";
+import { parseYaml } from "./parse-yaml.js";
+import { type ConfigSection, type GatewayConfig, type GatewayConfigInput, GatewayConfigSchema } from "./schema.js";
 
 /** Every key optional, at any depth; arrays are replaced whole. */
 export type DeepPartial<T> = T extends readonly unknown[]
@@ -15,11 +16,30 @@ export type DeepPartial<T> = T extends readonly unknown[]
     ? { [K in keyof T]?: DeepPartial<T[K]> }
     : T;
 
+/** How the text is written: JSON5 (the default) or YAML. */
+export type ConfigFormat = "json5" | "yaml";
+
+/**
+ * A distributed service and the config sections it reads. Only those take their `${NAME}`
+ * values from the environment (and fail when one is unset); in the others a value naming a
+ * variable is validated as written, then left out of the service's view, so a secret it does not
+ * use never reaches it (DESIGN §9: platform secrets live only in delivery). `${NAME:-default}`
+ * there gives its default.
+ */
+export interface ConfigReader {
+  service: string;
+  sections: readonly ConfigSection[];
+}
+
 export interface ParseOptions {
   /** Values for `${NAME}` references; pass `process.env` from a main.ts. */
   env: Env;
   /** Names the text in errors, usually the file path. */
   source?: string;
+  /** Substitute only in the sections this service reads; default: every section (embedded mode, `config check`). */
+  reader?: ConfigReader;
+  /** Default "json5"; loadConfigFile picks "yaml" for `.yaml` and `.yml` files. */
+  format?: ConfigFormat;
 }
 
 // Zod's default for a missing key reads "expected string, received undefined".
@@ -32,25 +52,30 @@ const errorMap: z.core.$ZodErrorMap = (issue) => {
   return undefined;
 };
 
-/** Parses JSON5 text, substitutes `${NAME}` from `env`, validates, and returns a frozen config. */
+/** Parses JSON5 or YAML text, substitutes `${NAME}` from `env`, validates, and returns a frozen config. */
 export function parseConfig(text: string, opts: ParseOptions): GatewayConfig {
   const source = opts.source ?? "<inline>";
+  if (opts.format === "yaml") {
+    const parsed = parseYaml(text);
+    if ("issues" in parsed) throw new ConfigError(source, parsed.issues);
+    return validate(parsed.value, source, opts.env, opts.reader);
+  }
   let raw: unknown;
   try {
     raw = JSON5.parse(text);
   } catch (err) {
     throw new ConfigError(source, [{ path: "", message: syntaxMessage(err) }], { cause: err });
   }
-  return validate(raw, source, opts.env);
+  return validate(raw, source, opts.env, opts.reader);
 }
 
-export function loadConfigFile(path: string, opts: { env: Env }): GatewayConfig {
+/** The format a config file is read as, by its extension: `.yaml` and `.yml` are YAML, anything else JSON5. */
+function configFormatOf(path: string): ConfigFormat {
   const ext = extname(path).toLowerCase();
-  if (ext === ".yaml" || ext === ".yml") {
-    throw new ConfigError(path, [
-      { path: "", message: "YAML config files are not supported yet; use JSON5" },
-    ]);
-  }
+  return ext === ".yaml" || ext === ".yml" ? "yaml" : "json5";
+}
+
+export function loadConfigFile(path: string, opts: { env: Env; reader?: ConfigReader }): GatewayConfig {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -62,7 +87,7 @@ export function loadConfigFile(path: string, opts: { env: Env }): GatewayConfig 
         : `cannot read config file ${resolve(path)} (${code ?? err})`;
     throw new ConfigError(path, [{ path: "", message }], { cause: err });
   }
-  return parseConfig(text, { env: opts.env, source: path });
+  return parseConfig(text, { ...opts, source: path, format: configFormatOf(path) });
 }
 
 /** The config that runs with no file at all, optionally with some keys set (handy in tests). */
@@ -70,27 +95,43 @@ export function defaultConfig(overrides?: DeepPartial<GatewayConfigInput>): Gate
   return validate(overrides ?? {}, "defaults");
 }
 
-function validate(raw: unknown, source: string, env?: Env): GatewayConfig {
+function validate(raw: unknown, source: string, env?: Env, reader?: ConfigReader): GatewayConfig {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new ConfigError(source, [{ path: "", message: "expected an object at the top level" }]);
   }
   let envIssues: ConfigIssue[] = [];
+  let withheld: WithheldValue[] = [];
   let input = raw;
   if (env) {
-    const substituted = substituteEnv(raw, env);
+    const substituted = substituteEnv(raw, env, reader && { sections: new Set<string>(reader.sections) });
     envIssues = substituted.issues;
+    withheld = substituted.withheld;
     input = substituted.value as object;
   }
+  // Withheld values are checked as written (a reference passes for a token), then left out.
   const result = GatewayConfigSchema.safeParse(input, { error: errorMap });
-  if (result.success && envIssues.length === 0) return deepFreeze(result.data);
+  if (result.success && envIssues.length === 0) return deepFreeze(removeWithheld(result.data, withheld));
+  const withheldAt = new Map(withheld.map((value) => [value.path, value]));
   // A missing variable also leaves its key absent; say why once, not "is required" as well.
   const envPaths = new Set(envIssues.map((issue) => issue.path));
   const schemaIssues = result.success
     ? []
-    : fromZodIssues(result.error.issues, (path) => knownKeysAt(GatewayConfigSchema, path)).filter(
-        (issue) => !envPaths.has(issue.path),
-      );
+    : fromZodIssues(result.error.issues, (path) => knownKeysAt(GatewayConfigSchema, path))
+        .filter((issue) => !envPaths.has(issue.path))
+        .map((issue) => {
+          const value = withheldAt.get(issue.path);
+          return value && reader ? { path: issue.path, message: withheldMessage(issue.message, value, reader) } : issue;
+        });
   throw new ConfigError(source, [...envIssues, ...schemaIssues]);
+}
+
+/** A withheld value the schema refuses as written: why the reader did not substitute it, and the way out. */
+function withheldMessage(problem: string, value: WithheldValue, reader: ConfigReader): string {
+  const refs = value.names.map((name) => `\${${name}}`).join(", ");
+  return (
+    `${problem}, as written: ${reader.service} does not read "${value.section}", so it leaves ${refs} unresolved ` +
+    `(write the value itself, or give the reference a default: \${${value.names[0]}:-...})`
+  );
 }
 
 function syntaxMessage(err: unknown): string {

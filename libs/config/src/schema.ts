@@ -80,3 +80,5 @@ export const GatewayConfigSchema = z
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 /** What a config file may contain (keys with defaults are optional). */
 export type GatewayConfigInput = z.input<typeof GatewayConfigSchema>;
+/** A top-level key of the config file: what a service declares it reads (ConfigReader). */
+export type ConfigSection = keyof GatewayConfig;

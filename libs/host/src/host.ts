@@ -1,5 +1,12 @@
 import { type Bus, connectNats, createSubjects, NatsBus, type Subjects, traceLogFields } from "@gw/bus";
-import { collectSecrets, defaultConfig, type GatewayConfig, loadConfigFile } from "@gw/config";
+import {
+  collectSecrets,
+  type ConfigReader,
+  type ConfigSection,
+  defaultConfig,
+  type GatewayConfig,
+  loadConfigFile,
+} from "@gw/config";
 import { GATEWAY_VERSION } from "@gw/contracts";
 import {
   createLogger,
@@ -20,6 +27,12 @@ export interface HostOptions {
   service: string;
   argv: string[];
   env: Record<string, string | undefined>;
+  /**
+   * Every config section the service reads, the host's own included (gateway, nats, ops, and
+   * redis with a FastStore). `${NAME}` is substituted, and must be set, only in these; the
+   * others' values that name a variable are left out of `config` (ConfigReader).
+   */
+  reads: readonly ConfigSection[];
   /**
    * Connections beyond NATS. Durable state is each owner's: the sessions service opens its
    * JetStream repository on `nc` itself.
@@ -51,9 +64,25 @@ export function serviceLogger(service: string, config: GatewayConfig): Logger {
   return createLogger({ service, level: config.ops.logLevel, secrets: collectSecrets(config), mixin: traceLogFields });
 }
 
-export function loadServiceConfig(args: CommonArgs, env: Record<string, string | undefined>): GatewayConfig {
+/** The config file from `--config` or GATEWAY_CONFIG (else the defaults), as `reader` sees it; without one, whole. */
+export function loadServiceConfig(
+  args: CommonArgs,
+  env: Record<string, string | undefined>,
+  reader?: ConfigReader,
+): GatewayConfig {
   const path = args.config ?? env.GATEWAY_CONFIG;
-  return path ? loadConfigFile(path, { env }) : defaultConfig();
+  return path ? loadConfigFile(path, { env, reader }) : defaultConfig();
+}
+
+/**
+ * The service's view of the config as `reads` declares it. Refuses a list without what the host
+ * itself reads: where its listeners bind (gateway), NATS, ops, and Redis for a FastStore.
+ */
+export function serviceConfigReader(opts: Pick<HostOptions, "service" | "reads" | "needs">): ConfigReader {
+  const own: ConfigSection[] = opts.needs.fastStore ? ["gateway", "nats", "ops", "redis"] : ["gateway", "nats", "ops"];
+  const missing = own.filter((section) => !opts.reads.includes(section));
+  if (missing.length > 0) throw new Error(`${opts.service}: reads must list ${missing.join(", ")}, which the host reads`);
+  return { service: opts.service, sections: opts.reads };
 }
 
 /** A host that connected the FastStore (Redis), as `needs: { fastStore: true }` asked. */
@@ -70,7 +99,7 @@ export function startHost(opts: HostOptions & { needs: { fastStore: true } }): P
 export function startHost(opts: HostOptions): Promise<ServiceHost>;
 export async function startHost(opts: HostOptions): Promise<ServiceHost & { fastStore?: FastStore }> {
   const args = parseCommonArgs(opts.argv);
-  const config = loadServiceConfig(args, opts.env);
+  const config = loadServiceConfig(args, opts.env, serviceConfigReader(opts));
   const logger = serviceLogger(opts.service, config);
   const shutdown = new Shutdown({ logger, timeoutMs: config.ops.shutdownTimeoutMs });
   shutdown.onSignals();

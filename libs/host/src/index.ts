@@ -6,6 +6,7 @@ export {
   runMain,
   type ServiceHost,
   type ServiceHostWithFastStore,
+  serviceConfigReader,
   startHost,
   serviceLogger,
   startOpsServers,

@@ -1,5 +1,6 @@
 import { runMain, startHost } from "@gw/host";
 import { ensureRunEventStream, JetStreamRunQueue, RunRegistry, registryOptionsFor, retentionFor } from "@gw/runs";
+import { RUNNER_CONFIG_READS } from "./config-reads.js";
 import { startRunner } from "./runner.js";
 
 runMain("agent-runner", async () => {
@@ -7,6 +8,7 @@ runMain("agent-runner", async () => {
     service: "agent-runner",
     argv: process.argv.slice(2),
     env: process.env,
+    reads: RUNNER_CONFIG_READS,
     needs: { fastStore: true },
   });
   const { config } = host;

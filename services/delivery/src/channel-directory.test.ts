@@ -1,7 +1,8 @@
 import type { ChannelAdapter } from "@gw/channels";
-import { parseConfig } from "@gw/config";
+import { ConfigError, type ConfigIssue, parseConfig } from "@gw/config";
 import { describe, expect, it } from "vitest";
-import { ChannelDirectory } from "./channel-directory.js";
+import { ChannelDirectory, checkChannels } from "./channel-directory.js";
+import { CHANNEL_PLUGINS } from "./channels/index.js";
 import { DEFAULT_MEDIA_LIMITS, type MediaLimits, type PluginContext, pluginTable } from "./channels/registry.js";
 
 function build(media?: MediaLimits): PluginContext[] {
@@ -32,5 +33,42 @@ describe("ChannelDirectory media limits", () => {
     const { maxBytes, timeoutMs } = parseConfig("{}", { env: {} }).delivery.media;
     expect(DEFAULT_MEDIA_LIMITS).toEqual({ maxBytes, timeoutMs });
     expect(build()[0]?.media).toEqual(DEFAULT_MEDIA_LIMITS);
+  });
+});
+
+async function checkIssues(text: string): Promise<ConfigIssue[]> {
+  const error = await checkChannels(parseConfig(text, { env: {} }), CHANNEL_PLUGINS).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(ConfigError);
+  return (error as ConfigError).issues;
+}
+
+describe("checkChannels (what delivery checks at start, and gateway config check)", () => {
+  it("reports every channel's problems at once", async () => {
+    const issues = await checkIssues(
+      `{ channels: { tg: { kind: "telegram", botToken: "1:x", apiBaseUrl: "ftp://x" }, sms: { kind: "pager" }, ok: { kind: "telegram", botToken: "1:y" } } }`,
+    );
+    expect(issues.map((issue) => issue.path)).toEqual(["channels.tg.apiBaseUrl", "channels.sms.kind"]);
+  });
+
+  it("names an unknown agent at the key that sets it: the channel's, or the account's own", async () => {
+    const issues = await checkIssues(`{ channels: {
+      tg: { kind: "telegram", agent: "nosuch", accounts: { a: { botToken: "1:x" }, b: { botToken: "1:y" } } },
+      ops: { kind: "telegram", botToken: "1:z", agent: "main", accounts: { c: {}, d: { agent: "ghost" } } },
+    } }`);
+    expect(issues).toEqual([
+      { path: "channels.tg.agent", message: 'names agent "nosuch", which is not in agents.list (main)' },
+      { path: "channels.ops.accounts.d.agent", message: 'names agent "ghost", which is not in agents.list (main)' },
+    ]);
+  });
+
+  it("lists the channels and accounts of a good config", async () => {
+    const entries = await checkChannels(
+      parseConfig(`{ channels: { tg: { kind: "telegram", botToken: "1:x", agent: "main" } } }`, { env: {} }),
+      CHANNEL_PLUGINS,
+    );
+    expect(entries.map((entry) => `${entry.id}:${entry.accounts.length}`)).toEqual(["tg:1"]);
   });
 });

@@ -1,5 +1,5 @@
 import { CHANNEL_SETTINGS_SCHEMAS, type ChannelAdapter, isChannelKind, parseChannelAccounts } from "@gw/channels";
-import { type ChannelsConfig, channelEntries, ConfigError } from "@gw/config";
+import { type ChannelsConfig, channelEntries, ConfigError, type ConfigIssue, type GatewayConfig } from "@gw/config";
 import { GatewayError } from "@gw/contracts";
 import { DEFAULT_MEDIA_LIMITS, type HttpClientFactory, type MediaLimits, type PluginTable } from "./channels/registry.js";
 import { HttpClients } from "./http-clients.js";
@@ -41,25 +41,32 @@ export class ChannelDirectory {
 
   static build(config: ChannelsConfig, plugins: PluginTable, http: HttpClientFactory, media: MediaLimits = DEFAULT_MEDIA_LIMITS): ChannelDirectory {
     const channels = new Map<string, ChannelEntry>();
+    // Every channel's problems at once, so one round of fixes is enough.
+    const issues: ConfigIssue[] = [];
     for (const [id, channel] of channelEntries(config)) {
       const plugin = plugins.get(channel.kind);
       if (plugin === undefined || !isChannelKind(channel.kind)) {
         const known = [...plugins.keys()].sort().join(", ");
-        throw new ConfigError(`channels.${id}`, [
-          { path: `channels.${id}.kind`, message: `unknown channel kind "${channel.kind}" (known: ${known})` },
-        ]);
+        issues.push({ path: `channels.${id}.kind`, message: `unknown channel kind "${channel.kind}" (known: ${known})` });
+        continue;
       }
-      const accounts = parseChannelAccounts(id, channel, CHANNEL_SETTINGS_SCHEMAS[channel.kind]).map(
-        ({ accountId, settings }) => ({
+      let accounts: ChannelAccount[];
+      try {
+        accounts = parseChannelAccounts(id, channel, CHANNEL_SETTINGS_SCHEMAS[channel.kind]).map(({ accountId, settings }) => ({
           channelId: id,
           kind: channel.kind,
           accountId,
           adapter: plugin.create({ channelId: id, accountId, settings, http, media }),
           inbound: inboundPolicyOf(settings),
-        }),
-      );
+        }));
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        issues.push(...err.issues);
+        continue;
+      }
       channels.set(id, { id, kind: channel.kind, accounts });
     }
+    if (issues.length > 0) throw new ConfigError("channels", issues);
     return new ChannelDirectory(channels, config.default);
   }
 
@@ -116,14 +123,45 @@ export class ChannelDirectory {
 }
 
 /**
- * Builds every channel's adapters the way delivery will, then lets them go: how
- * `gateway config check` finds a bad channel setting (a ConfigError with its key path) before
- * the gateway starts. Makes no network call.
+ * An account's `agent` must be a configured agent: found at start (and by `gateway config
+ * check`), not at the first message. The path is the account's key when the account names the
+ * agent, else the channel's.
  */
-export async function checkChannels(config: ChannelsConfig, plugins: PluginTable): Promise<ChannelEntry[]> {
+export function checkChannelAgents(directory: ChannelDirectory, config: Pick<GatewayConfig, "channels" | "agents">): void {
+  const known = config.agents.list.map((agent) => agent.id);
+  const issues = new Map<string, ConfigIssue>();
+  for (const account of directory.list().flatMap((entry) => entry.accounts)) {
+    const agent = account.inbound.agent;
+    if (agent === undefined || known.includes(agent)) continue;
+    const path = ownsKey(config.channels[account.channelId], account.accountId, "agent")
+      ? `channels.${account.channelId}.accounts.${account.accountId}.agent`
+      : `channels.${account.channelId}.agent`;
+    issues.set(path, { path, message: `names agent "${agent}", which is not in agents.list (${known.join(", ")})` });
+  }
+  if (issues.size > 0) throw new ConfigError("channels", [...issues.values()]);
+}
+
+/** Whether the account sets `key` itself rather than taking the channel's. */
+function ownsKey(channel: unknown, accountId: string, key: string): boolean {
+  const accounts = (channel as { accounts?: unknown } | undefined)?.accounts;
+  const own = typeof accounts === "object" && accounts !== null ? (accounts as Record<string, unknown>)[accountId] : undefined;
+  return typeof own === "object" && own !== null && Object.hasOwn(own, key);
+}
+
+/**
+ * Builds every channel's adapters the way delivery will, checks the agents they name, then lets
+ * them go: how `gateway config check` finds a bad channel setting (a ConfigError with its key
+ * path) before the gateway starts. Makes no network call.
+ */
+export async function checkChannels(
+  config: Pick<GatewayConfig, "channels" | "agents">,
+  plugins: PluginTable,
+): Promise<ChannelEntry[]> {
   const clients = new HttpClients();
   try {
-    return ChannelDirectory.build(config, plugins, clients.factory).list();
+    const directory = ChannelDirectory.build(config.channels, plugins, clients.factory);
+    checkChannelAgents(directory, config);
+    return directory.list();
   } finally {
     await clients.close();
   }

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { loadConfigFile } from "@gw/config";
+import { CHANNEL_KINDS, CHANNEL_SETTINGS_SCHEMAS, resolveAccounts } from "@gw/channels";
+import { channelEntries, hasKeyPath, loadConfigFile, schemaKeyPaths } from "@gw/config";
 import { describe, expect, it } from "vitest";
 import { ChannelDirectory } from "./channel-directory.js";
 import { CHANNEL_PLUGINS } from "./channels/index.js";
@@ -23,5 +24,23 @@ describe("the example config's channels", () => {
       "ops:telegram:alerts+support",
     ]);
     await clients.close();
+  });
+
+  it("show every key each channel kind's settings accept", () => {
+    const config = loadConfigFile(examplePath, { env });
+    // Each account's settings as its plugin sees them: the channel's keys merged into the account's.
+    const settings = channelEntries(config.channels).flatMap(([, channel]) =>
+      resolveAccounts(channel).map((account) => ({ kind: channel.kind, settings: account.settings })),
+    );
+    const pathsOf = (kind: (typeof CHANNEL_KINDS)[number]) => schemaKeyPaths(CHANNEL_SETTINGS_SCHEMAS[kind]);
+    expect(pathsOf("telegram")).toEqual(expect.arrayContaining(["groups.requireMention", "allowFrom", "webhookSecret"]));
+    // The keys every kind takes (dmPolicy, allowFrom, agent, groups) are shown once, on any channel.
+    const shared = CHANNEL_KINDS.map(pathsOf).reduce((common, paths) => common.filter((path) => paths.includes(path)));
+    const missing = CHANNEL_KINDS.flatMap((kind) =>
+      pathsOf(kind)
+        .filter((path) => !settings.some((s) => (shared.includes(path) || s.kind === kind) && hasKeyPath(s.settings, path)))
+        .map((path) => `${kind}: ${path}`),
+    );
+    expect(missing).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+export { DELIVERY_CONFIG_READS } from "./config-reads.js";
 export { checkChannels } from "./channel-directory.js";
 export { CHANNEL_PLUGINS } from "./channels/index.js";
 export {

@@ -3,6 +3,7 @@ import { runMain, startHost } from "@gw/host";
 import { JetStreamRunQueue, RunRegistry, registryOptionsFor } from "@gw/runs";
 import { createJetStreamDurableStore } from "@gw/store";
 import { CHANNEL_PLUGINS } from "./channels/index.js";
+import { DELIVERY_CONFIG_READS } from "./config-reads.js";
 import { HttpClients } from "./http-clients.js";
 import { startDeliveryService } from "./service.js";
 
@@ -11,6 +12,7 @@ runMain("delivery", async () => {
     service: "delivery",
     argv: process.argv.slice(2),
     env: process.env,
+    reads: DELIVERY_CONFIG_READS,
     // Every Redis write on delivery's paths is awaited before anything that depends on it, so
     // its commands may leave at the end of the turn that issued them (docs/decisions.md).
     needs: { fastStore: true, coalesceRedisWrites: true },

@@ -10,6 +10,7 @@ import {
   retentionFor,
 } from "@gw/runs";
 import { createJetStreamDurableStore } from "@gw/store";
+import { EDGE_CONFIG_READS } from "./config-reads.js";
 import { startEdge } from "./edge.js";
 
 runMain("edge", async () => {
@@ -17,6 +18,7 @@ runMain("edge", async () => {
     service: "edge",
     argv: process.argv.slice(2),
     env: process.env,
+    reads: EDGE_CONFIG_READS,
     needs: { fastStore: true },
   });
   const { config } = host;

@@ -1,6 +1,7 @@
 import { runMain, startHost } from "@gw/host";
 import { JetStreamRunQueue, RunRegistry, registryOptionsFor } from "@gw/runs";
 import { createJetStreamDurableStore } from "@gw/store";
+import { HOOKS_CONFIG_READS } from "./config-reads.js";
 import { startHooksService } from "./service.js";
 
 runMain("hooks", async () => {
@@ -8,6 +9,7 @@ runMain("hooks", async () => {
     service: "hooks",
     argv: process.argv.slice(2),
     env: process.env,
+    reads: HOOKS_CONFIG_READS,
     needs: { fastStore: true },
   });
   const { config } = host;

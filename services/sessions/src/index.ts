@@ -1,3 +1,4 @@
+export { SESSIONS_CONFIG_READS } from "./config-reads.js";
 export { FileSessionRepository } from "./files/file-repository.js";
 export { JetStreamSessionRepository, type JetStreamSessionOptions } from "./jetstream/jetstream-repository.js";
 export { partitionOf } from "./jetstream/session-streams.js";

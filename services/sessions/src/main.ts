@@ -1,5 +1,6 @@
 import { runMain, startHost } from "@gw/host";
 import { connectRedis } from "@gw/store";
+import { SESSIONS_CONFIG_READS } from "./config-reads.js";
 import { startIndexFeed } from "./jetstream/index-feed.js";
 import { JetStreamSessionRepository } from "./jetstream/jetstream-repository.js";
 import { RedisSessionIndex } from "./list-index/redis-session-index.js";
@@ -10,6 +11,7 @@ runMain("sessions", async () => {
     service: "sessions",
     argv: process.argv.slice(2),
     env: process.env,
+    reads: SESSIONS_CONFIG_READS,
     needs: {},
   });
   const { config, logger } = host;

@@ -35,7 +35,7 @@ describe("the inbound side's start", () => {
           http: http.factory,
           logger: createLogger({ service: "test", level: "silent" }),
         }),
-      ).rejects.toThrow(/channels\.tg\.agent: account "default" names agent "ghost"/);
+      ).rejects.toThrow(/channels\.tg\.agent: names agent "ghost", which is not in agents\.list/);
     } finally {
       await http.close();
       await durable.close();

@@ -1,10 +1,10 @@
 import { type Bus, serveRpc, type Subjects, type Unsubscribe } from "@gw/bus";
-import { ConfigError, type GatewayConfig } from "@gw/config";
+import type { GatewayConfig } from "@gw/config";
 import { type PairingRequest, RPC } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { RunQueue, RunRegistry } from "@gw/runs";
 import type { DurableStore, FastStore } from "@gw/store";
-import type { ChannelDirectory } from "../channel-directory.js";
+import { type ChannelDirectory, checkChannelAgents } from "../channel-directory.js";
 import type { Dispatcher } from "../dispatcher.js";
 import type { Outbox } from "../outbox.js";
 import type { StatusBook } from "../status-book.js";
@@ -64,7 +64,7 @@ function pairingView(entry: PairingEntry): PairingRequest {
  * the processor that answers stored messages, and sender pairing (`channels.pairing.*`).
  */
 export async function startInbound(deps: InboundDeps): Promise<Inbound> {
-  checkAgents(deps.config, deps.directory);
+  checkChannelAgents(deps.directory, deps.config);
   const settings = deps.config.delivery;
   const windowMs = settings.idempotencyWindowSeconds * 1000;
   const store = new InboundStore(await deps.durable.kv("delivery_inbound"), { maxPerSession: MAX_PER_SESSION });
@@ -118,20 +118,6 @@ export async function startInbound(deps: InboundDeps): Promise<Inbound> {
       turns.stop();
     },
   };
-}
-
-/** An account's `agent` must be a configured agent: found at start, not at the first message. */
-function checkAgents(config: GatewayConfig, directory: ChannelDirectory): void {
-  const known = new Set(config.agents.list.map((agent) => agent.id));
-  const issues = directory
-    .list()
-    .flatMap((entry) => entry.accounts)
-    .filter((account) => account.inbound.agent !== undefined && !known.has(account.inbound.agent))
-    .map((account) => ({
-      path: `channels.${account.channelId}.agent`,
-      message: `account "${account.accountId}" names agent "${account.inbound.agent}", which is not in agents.list (${[...known].join(", ")})`,
-    }));
-  if (issues.length > 0) throw new ConfigError("channels", issues);
 }
 
 /** Tells the approved sender, where the code went; best effort (the approval stands either way). */

@@ -1,4 +1,4 @@
-import type { InboundMessage } from "@gw/channels";
+import { type InboundMessage, SignalSettingsSchema, WhatsAppSettingsSchema } from "@gw/channels";
 import { describe, expect, it } from "vitest";
 import { allowListed, inboundPolicyOf, judgeSender, needsApprovalLookup } from "./sender-policy.js";
 
@@ -63,5 +63,17 @@ describe("the sender policy", () => {
     expect(needsApprovalLookup({ ...direct, sender: "U0OTHER" }, p)).toBe(true);
     expect(needsApprovalLookup({ ...direct, fromBot: true }, p)).toBe(false);
     expect(needsApprovalLookup(direct, policy({ dmPolicy: "open" }))).toBe(false);
+  });
+
+  it("matches a WhatsApp or Signal sender (+digits) against allowFrom written as a wa_id or with separators", () => {
+    const whatsapp = inboundPolicyOf(
+      WhatsAppSettingsSchema.parse({ accessToken: "t", phoneNumberId: "1055", dmPolicy: "allowlist", allowFrom: ["15550001111"] }),
+    );
+    expect(allowListed(whatsapp, "+15550001111")).toBe(true);
+    expect(allowListed(whatsapp, "+15550009999")).toBe(false);
+    const signal = inboundPolicyOf(
+      SignalSettingsSchema.parse({ bridgeUrl: "http://127.0.0.1:8080", number: "+15550000000", allowFrom: ["+1 (555) 000-2222"] }),
+    );
+    expect(allowListed(signal, "+15550002222")).toBe(true);
   });
 });

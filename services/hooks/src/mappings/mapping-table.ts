@@ -51,6 +51,14 @@ export class MappingTable {
   }
 }
 
+/**
+ * Compiles every mapping's templates as the service does at start, and throws the same
+ * ConfigError: how `gateway config check` finds a broken template before the gateway starts.
+ */
+export function checkHookMappings(mappings: readonly HookMapping[]): void {
+  MappingTable.compile(mappings);
+}
+
 /** The delivery id a mapping names (`idempotencyField`), or undefined when it names none or the request lacks it. */
 export function deliveryIdOf(mapping: CompiledMapping, ctx: LookupContext): string | undefined {
   if (mapping.idempotencyField === undefined) return undefined;

@@ -1,16 +1,12 @@
-import { ChannelError, E164 } from "@gw/channels";
-
-/** Separators people write numbers with: "+1 (555) 000-1111", "+49.30.1234567". */
-const SEPARATORS = /[\s().-]/g;
+import { ChannelError, toE164 } from "@gw/channels";
 
 /**
  * A WhatsApp recipient: a phone number in E.164, or WhatsApp's own `wa_id` form (the same
  * digits without '+', as inbound messages name senders). Normalised to E.164.
  */
 export function normaliseWhatsAppRecipient(to: string): string {
-  const compact = to.trim().replace(SEPARATORS, "");
-  const e164 = /^\d+$/.test(compact) ? `+${compact}` : compact;
-  if (!E164.test(e164)) {
+  const e164 = toE164(to);
+  if (e164 === undefined) {
     throw new ChannelError("recipient", `a WhatsApp recipient is a phone number in E.164 such as +15550001111, not ${JSON.stringify(to)}`);
   }
   return e164;
