@@ -1,6 +1,6 @@
 import { AgentIdentity, AgentIdentityGetRequest, GatewayError } from "@gw/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Bus, callRpc, createSubjects, defineRpc, serveRpc } from "./index.js";
+import { type Bus, callRpc, createSubjects, currentRequestId, currentTrace, defineRpc, runInTrace, serveRpc, startRequestTrace } from "./index.js";
 
 export interface BusPair {
   /** Two buses on one network (two processes in distributed mode; the same bus in process). */
@@ -56,6 +56,16 @@ export function describeBusContract(name: string, setup: () => Promise<BusPair>)
       await pair.b.flush();
       const reply = await pair.a.request(subject, enc("hi"), { timeoutMs: 2_000 });
       expect(dec(reply)).toBe(`hi via ${subject}`);
+    });
+
+    it("runs the handler in the caller's trace, with the caller's request id", async () => {
+      const subject = fresh("trace");
+      pair.b.handle(subject, () => enc(`${currentTrace()?.traceId} ${currentRequestId()}`));
+      await pair.b.flush();
+      // A client's trace continued at the edge: its request id is not made of its trace id.
+      const trace = startRequestTrace("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+      const reply = await runInTrace(trace, () => pair.a.request(subject, enc(""), { timeoutMs: 2_000 }));
+      expect(dec(reply)).toBe(`${trace.traceId} ${trace.requestId}`);
     });
 
     it("gives the handler the caller's deadline", async () => {

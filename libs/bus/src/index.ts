@@ -35,14 +35,19 @@ export {
   tracingEnabled,
 } from "./spans.js";
 export {
+  currentRequestId,
   currentTrace,
   formatTraceparent,
   outgoingTraceparent,
   parseTraceparent,
+  readTraceHeaders,
+  REQUEST_ID_BUS_HEADER,
   requestIdOf,
   runInTrace,
+  startRequestTrace,
   startSpan,
   TRACEPARENT_HEADER,
   type TraceContext,
   traceLogFields,
+  writeTraceHeaders,
 } from "./trace-context.js";

@@ -12,7 +12,7 @@ import type {
 } from "./bus.js";
 import { RequestMux } from "./nats-request-mux.js";
 import { decodeReply, encodeReplyError, encodeReplyResult, toCallerError } from "./reply.js";
-import { outgoingTraceparent, runInTrace, startSpan, TRACEPARENT_HEADER } from "./trace-context.js";
+import { readTraceHeaders, runInTrace, startSpan, writeTraceHeaders } from "./trace-context.js";
 
 const DEADLINE_HEADER = "Gw-Deadline";
 
@@ -43,8 +43,7 @@ export class NatsBus implements Bus {
     const deadline = Date.now() + opts.timeoutMs;
     const hdrs = headers();
     hdrs.set(DEADLINE_HEADER, String(deadline));
-    const traceparent = outgoingTraceparent();
-    if (traceparent !== undefined) hdrs.set(TRACEPARENT_HEADER, traceparent);
+    writeTraceHeaders(hdrs);
     const reply = await this.requests.request(subject, data, hdrs, opts.timeoutMs);
     return decodeReply(reply.data);
   }
@@ -65,7 +64,7 @@ export class NatsBus implements Bus {
 
   /** Handles one request in the caller's trace (its `traceparent` header), metered when it has a method label. */
   private answer(msg: Msg, handler: RequestHandler, method: string | undefined): Promise<void> {
-    const trace = startSpan(msg.headers?.get(TRACEPARENT_HEADER) || undefined);
+    const trace = startSpan(readTraceHeaders(msg.headers));
     return runInTrace(trace, async () => {
       const end = method === undefined ? undefined : this.observer?.begin(method);
       const deadline = Number(msg.headers?.get(DEADLINE_HEADER)) || Date.now() + 30_000;

@@ -1,12 +1,17 @@
 import { describe, expect, it } from "vitest";
 import {
+  currentRequestId,
   currentTrace,
   formatTraceparent,
   outgoingTraceparent,
   parseTraceparent,
+  readTraceHeaders,
+  requestIdOf,
   runInTrace,
+  startRequestTrace,
   startSpan,
   traceLogFields,
+  writeTraceHeaders,
 } from "./trace-context.js";
 
 const VALID = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -62,6 +67,51 @@ describe("trace context", () => {
       expect(received.spanId).not.toBe(trace.spanId);
     });
     expect(currentTrace()).toBeUndefined();
+  });
+});
+
+describe("request ids", () => {
+  const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+  it("are the gateway's: a continued client trace keeps its trace id but gets a new request id each time", () => {
+    const fresh = startRequestTrace(undefined);
+    expect(fresh.requestId).toBeUndefined();
+    expect(requestIdOf(fresh)).toBe(`req_${fresh.traceId}`);
+    const first = startRequestTrace(VALID);
+    const second = startRequestTrace(VALID);
+    expect(first).toMatchObject({ traceId: TRACE_ID, parentSpanId: "00f067aa0ba902b7", sampled: true });
+    expect(requestIdOf(first)).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(requestIdOf(first)).not.toBe(`req_${TRACE_ID}`);
+    expect(requestIdOf(second)).not.toBe(requestIdOf(first));
+    expect(startRequestTrace("garbage").requestId).toBeUndefined();
+  });
+
+  it("travel with the trace: child spans, log fields, and the bus headers", () => {
+    const trace = startRequestTrace(VALID);
+    const requestId = requestIdOf(trace);
+    expect(requestIdOf(startSpan(trace))).toBe(requestId);
+    const headers = new Map<string, string>();
+    runInTrace(trace, () => {
+      expect(currentRequestId()).toBe(requestId);
+      // The trace id too, so the log lines of a continued trace still join its spans.
+      expect(traceLogFields()).toEqual({ reqId: requestId, traceId: TRACE_ID });
+      writeTraceHeaders(headers);
+    });
+    expect([...headers.keys()].sort()).toEqual(["gw-request-id", "traceparent"]);
+    const received = startSpan(readTraceHeaders(headers));
+    expect(received).toMatchObject({ traceId: TRACE_ID, parentSpanId: trace.spanId, requestId });
+
+    // A trace the edge started itself sends traceparent alone: its request id is its trace id's.
+    const own = startSpan();
+    const plain = new Map<string, string>();
+    runInTrace(own, () => writeTraceHeaders(plain));
+    expect([...plain.keys()]).toEqual(["traceparent"]);
+    expect(requestIdOf(startSpan(readTraceHeaders(plain)))).toBe(`req_${own.traceId}`);
+    // A malformed request id header is ignored; no traceparent, no trace.
+    plain.set("gw-request-id", "req_not-an-id");
+    expect(readTraceHeaders(plain)?.requestId).toBeUndefined();
+    expect(readTraceHeaders(new Map([["gw-request-id", requestId]]))).toBeUndefined();
+    expect(readTraceHeaders(undefined)).toBeUndefined();
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Bus, RunEventPart, Subjects } from "@gw/bus";
+import { type Bus, currentRequestId, type RunEventPart, type Subjects } from "@gw/bus";
 import {
   type AgentEventPayload,
   type AgentStream,
@@ -88,11 +88,14 @@ export function terminalMessages(subjects: Subjects, run: RunAddress, terminal: 
 
 /**
  * Ends a run on behalf of a runner that cannot (it died, nobody took the run in time, or it
- * could not be dispatched), as the runner would have: a lifecycle `error` with TERMINAL_SEQ,
- * and `final` (the recorded error) to those waiting on it.
+ * could not be dispatched), as the runner would have: a lifecycle `error` with TERMINAL_SEQ
+ * (and the id of the request it is ended in, if any), and `final` (the recorded error) to those
+ * waiting on it.
  */
 export function publishRunEnd(bus: Bus, subjects: Subjects, final: RunRecord, code: string, message: string): void {
-  const terminal: AgentEventInput = { runId: final.runId, stream: "lifecycle", data: { phase: "error", error: message, code } };
+  const requestId = currentRequestId();
+  const data = { phase: "error", error: message, code, ...(requestId === undefined ? {} : { requestId }) };
+  const terminal: AgentEventInput = { runId: final.runId, stream: "lifecycle", data };
   for (const m of terminalMessages(subjects, final, terminal, TERMINAL_SEQ, final)) bus.publish(m.subject, m.data);
 }
 

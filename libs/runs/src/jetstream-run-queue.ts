@@ -1,6 +1,6 @@
 import { encodeMessage, GatewayError, isGatewayError, RunRequest } from "@gw/contracts";
 import { AckPolicy, type JetStreamManager, jetstreamManager, RetentionPolicy, type StreamConfig, StorageType } from "@nats-io/jetstream";
-import { outgoingTraceparent, parseTraceparent, RequestMux, TRACEPARENT_HEADER } from "@gw/bus";
+import { readTraceHeaders, RequestMux, writeTraceHeaders } from "@gw/bus";
 import { headers, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import { LongPull } from "./jetstream-pull.js";
 import { type RunConsumer, type RunHandler, type RunQueue, runInSlot, Slots } from "./run-queue.js";
@@ -143,8 +143,7 @@ export class JetStreamRunQueue implements RunQueue {
       if (!this.isReady) await this.ensure();
       const msgId = headers();
       msgId.set("Nats-Msg-Id", request.runId);
-      const traceparent = outgoingTraceparent();
-      if (traceparent !== undefined) msgId.set(TRACEPARENT_HEADER, traceparent);
+      writeTraceHeaders(msgId);
       await this.publish(encodeMessage(RunRequest, request), msgId);
     } catch (cause) {
       throw new GatewayError("UNAVAILABLE", `cannot queue run ${request.runId}: the run queue is unavailable; try again`, { cause });
@@ -241,7 +240,7 @@ export class JetStreamRunQueue implements RunQueue {
       this.answer(reply, "+ACK");
     };
     const latest = setTimeout(ack, this.ackWaitMs / 3);
-    const trace = parseTraceparent(msg.headers?.get(TRACEPARENT_HEADER));
+    const trace = readTraceHeaders(msg.headers);
     runInSlot(slots, handler, request, { taken: ack, released: freed, ...(trace ? { trace } : {}) });
   }
 

@@ -1,3 +1,4 @@
+import { currentRequestId, currentTrace, runInTrace, startRequestTrace } from "@gw/bus";
 import { isGatewayError, type RunRequest } from "@gw/contracts";
 import { waitFor } from "@gw/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -131,6 +132,24 @@ export function describeRunQueueContract(
       await waitTaken(1);
       await waitFor(async () => ((await pair.queue.depth()) === 2 ? true : undefined), { ...BOUND, what: "depth 2" });
       a.runner.finishAll();
+    });
+
+    it("runs each run in the trace of the request that submitted it, request id included", async () => {
+      const seen: Array<{ traceId: string | undefined; requestId: string | undefined }> = [];
+      consumers.push(
+        pair.peer.consume(
+          async (_request, taken) => {
+            taken();
+            seen.push({ traceId: currentTrace()?.traceId, requestId: currentRequestId() });
+          },
+          { maxConcurrent: 1 },
+        ),
+      );
+      // A client's trace continued at the edge: its request id is not made of its trace id.
+      const trace = startRequestTrace("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+      await runInTrace(trace, () => pair.queue.submit(runRequest("traced-1")));
+      await waitFor(() => (seen.length === 1 ? true : undefined), { ...BOUND, what: "the run taken" });
+      expect(seen).toEqual([{ traceId: trace.traceId, requestId: trace.requestId }]);
     });
 
     it("hands each run to exactly one consumer", async () => {

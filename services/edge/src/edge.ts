@@ -167,7 +167,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   });
   const registry = new MethodRegistry().register(
     ...agentMethods(busDeps),
-    ...agentRunMethods(runs),
+    ...agentRunMethods(runs, logger),
     ...agentSubscribeMethods(
       new AgentSubscriptions({ router: runEvents, hub: events, registry: deps.runs.registry, log: deps.runs.events, logger, maxPerConnection: limits.maxSubscriptionsPerConnection }),
     ),

@@ -136,7 +136,8 @@ describe.each(MODES)("agent runs, more (%s)", (mode) => {
   });
 
   it.each(["oa", "an"])("ends the run with MODEL_ERROR when the provider answers 429 on every attempt (%s)", async (agentId) => {
-    const client = await open();
+    // Control sees the failure's own words; other roles get the catalogue's (error-detail.e2e.test.ts).
+    const client = await open(0, "control");
     const runId = `busy429-${agentId}-${mode}`;
     const message = `busy429 ${agentId} ${mode}`;
     const response = send(client, "agent", { message, sessionKey: `e2e:busy429:${agentId}:${mode}`, agentId, runId });

@@ -101,7 +101,8 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
     ["drop", "dropped|ended before"],
   ])("ends the run with lifecycle error on provider %s", async (word, reason) => {
     for (const agentId of ["oa", "an"]) {
-      const client = await open(0, "node");
+      // Control sees the failure's own words; other roles get the catalogue's (error-detail.e2e.test.ts).
+      const client = await open(0, "control");
       const runId = `${word}-${agentId}-${mode}`;
       const response = send(client, "agent", { message: `${word} now`, sessionKey: `e2e:${word}`, agentId, runId });
       const events = await collectRun(client, runId);

@@ -107,6 +107,22 @@ describe.each(MODES)("delivery through the gateway (%s)", (mode) => {
     expect(fake.requests).toEqual([]);
   });
 
+  it("answers a well-formed channel id that is not configured with CHANNEL_NOT_FOUND, whatever its case", async () => {
+    const poll = { to: CHAT, question: "Q?", options: ["a", "b"] };
+    for (const [method, params] of [
+      ["send", { to: CHAT, message: "x", channel: "Telegram" }],
+      ["send", { to: CHAT, message: "x", channel: "TG" }],
+      ["poll", { ...poll, channel: "Telegram" }],
+    ] as const) {
+      const res = await client.request(method, { ...params, idempotencyKey: key("case") });
+      expect(res.error, JSON.stringify(params)).toMatchObject({ code: "CHANNEL_NOT_FOUND", message: expect.stringContaining(`"${params.channel}" is not configured`) });
+    }
+    // Only what cannot be a channel id at all is malformed.
+    const malformed = await client.request("send", { to: CHAT, message: "x", channel: "tele gram", idempotencyKey: key("case") });
+    expect(malformed.error).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringMatching(/^params\.channel: /) });
+    expect(fake.requests).toEqual([]);
+  });
+
   it("reports the platform's refusal as DELIVERY_FAILED with its reason and no secret", async () => {
     const res = await client.request("send", { to: "999", message: "to nobody", idempotencyKey: key("nochat") });
     expect(res.error?.code).toBe("DELIVERY_FAILED");

@@ -23,6 +23,8 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 
 describe.each(MODES)("metrics, request ids and access logs (%s)", (mode) => {
   let gw: GatewayUnderTest;
+  /** The request id the edge gave the HTTP call that continued the client's trace. */
+  let tracedRequestId: string;
   beforeAll(async () => {
     gw = await startGateway(mode, {
       health: true,
@@ -41,11 +43,12 @@ describe.each(MODES)("metrics, request ids and access logs (%s)", (mode) => {
     await client.request("agents.list", {});
     client.close();
     await fetch(`${gw.httpUrl()}/v1/models`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    await fetch(`${gw.httpUrl()}/api/tools/invoke`, {
+    const invoked = await fetch(`${gw.httpUrl()}/api/tools/invoke`, {
       method: "POST",
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", traceparent: TRACEPARENT },
       body: JSON.stringify({ tool: "time.now" }),
     });
+    tracedRequestId = invoked.headers.get("x-request-id") ?? "";
     await fetch(`${gw.httpUrl()}/v1/models`, { headers: { authorization: "Bearer wrong" } });
   });
   afterAll(async () => {
@@ -85,12 +88,15 @@ describe.each(MODES)("metrics, request ids and access logs (%s)", (mode) => {
     expect(sample(delivery, "gw_requests_total", { surface: "bus", method: "delivery.channels.status", outcome: "ok" })).toBe(1);
   });
 
-  it("returns the request id as x-request-id, continuing the client's traceparent", async () => {
-    const res = await fetch(`${gw.httpUrl()}/health`, { headers: { traceparent: TRACEPARENT } });
-    expect(res.headers.get("x-request-id")).toBe(`req_${TRACE_ID}`);
-    const fresh = await fetch(`${gw.httpUrl()}/health`);
-    expect(fresh.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{32}$/);
-    expect(fresh.headers.get("x-request-id")).not.toBe(`req_${TRACE_ID}`);
+  it("returns a request id of its own as x-request-id, a new one per request even when the client continues one trace", async () => {
+    const ids = [];
+    for (const headers of [{ traceparent: TRACEPARENT }, { traceparent: TRACEPARENT }, {}] as Array<Record<string, string>>) {
+      const id = (await fetch(`${gw.httpUrl()}/health`, { headers })).headers.get("x-request-id");
+      expect(id).toMatch(/^req_[0-9a-f]{32}$/);
+      expect(id).not.toBe(`req_${TRACE_ID}`);
+      ids.push(id);
+    }
+    expect(new Set([...ids, tracedRequestId]).size).toBe(4);
   });
 
   it("logs each request with its id, in the edge and in the service the bus carried it to", async () => {
@@ -104,17 +110,20 @@ describe.each(MODES)("metrics, request ids and access logs (%s)", (mode) => {
     const present = () => {
       const all = parsed();
       return (
-        all.some((l) => l.msg === "http request" && l.reqId === `req_${TRACE_ID}`) &&
-        all.some((l) => l.msg === "bus request" && l.reqId === `req_${TRACE_ID}`) &&
+        all.some((l) => l.msg === "http request" && l.reqId === tracedRequestId) &&
+        all.some((l) => l.msg === "bus request" && l.reqId === tracedRequestId) &&
         all.some((l) => l.msg === "ws request" && l.method === "agent") &&
         all.some((l) => l.msg === "run finished" && l.runId === "observed-run-1")
       );
     };
     await expect.poll(present, { timeout: 5_000 }).toBe(true);
     const lines = parsed();
-    const access = lines.find((l) => l.msg === "http request" && l.reqId === `req_${TRACE_ID}`);
-    expect(access).toMatchObject({ method: "POST", route: "/api/tools/invoke", status: 200 });
-    expect(lines.find((l) => l.msg === "bus request" && l.reqId === `req_${TRACE_ID}` && l.method === "runner.tools.invoke")).toBeDefined();
+    // The request id is the edge's, in every process; the client's trace id is beside it, to join its spans.
+    const access = lines.find((l) => l.msg === "http request" && l.reqId === tracedRequestId);
+    expect(access).toMatchObject({ method: "POST", route: "/api/tools/invoke", status: 200, traceId: TRACE_ID });
+    const served = lines.find((l) => l.msg === "bus request" && l.reqId === tracedRequestId && l.method === "runner.tools.invoke");
+    expect(served).toMatchObject({ traceId: TRACE_ID });
+    expect(lines.some((l) => l.reqId === `req_${TRACE_ID}`)).toBe(false);
     expect(lines.find((l) => l.msg === "ws request" && l.method === "agent" && l.outcome === "ok")).toBeDefined();
     // The run's own line: who ran what, how long, how it ended, under the agent request's id.
     const agentRequest = lines.find((l) => l.msg === "ws request" && l.method === "agent");

@@ -211,7 +211,8 @@ describe.each(MODES)("sessions over WebSocket (%s)", (mode) => {
     const messages = request!.body.messages as Array<{ role: string; content: string }>;
     expect(messages.map((m) => m.role)).toEqual(["system", "user"]);
     expect(messages[0]!.content).toMatch(/summary/);
-    expect(messages[1]!.content).toContain(`assistant: You said: Model topic 5 of ${key} matters.`);
+    // Assistant turns carry the agent's display name, as named people's turns do.
+    expect(messages[1]!.content).toContain(`assistant (OpenAI agent): You said: Model topic 5 of ${key} matters.`);
     expect(messages[1]!.content).not.toContain(`Model topic 6 of ${key}`);
   });
 

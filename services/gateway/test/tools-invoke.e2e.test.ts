@@ -104,7 +104,7 @@ describe.each(MODES)("POST /api/tools/invoke (%s)", (mode) => {
     const preview = ((await previewed.json()) as ToolBody).result;
     expect(preview).toMatchObject({ key: keys[0], agentId: "ops", messageCount: 2 });
     expect(preview.messages).toEqual([
-      expect.objectContaining({ type: "message", role: "assistant", sender: "assistant", body: `hello from ${keys[0]}` }),
+      expect.objectContaining({ type: "message", role: "assistant", sender: "Ops", body: `hello from ${keys[0]}` }),
     ]);
     expect(JSON.parse(preview.content)).toMatchObject({ key: keys[0], messages: preview.messages });
   });

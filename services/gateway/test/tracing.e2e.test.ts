@@ -136,12 +136,17 @@ describe.each(MODES)("OpenTelemetry trace export (%s)", (mode) => {
     });
   });
 
-  it("continues a client's traceparent, and leaves unsampled traces unrecorded", async () => {
+  it("continues a client's traceparent under a request id of its own, and leaves unsampled traces unrecorded", async () => {
     const traceId = mode === "embedded" ? "0af7651916cd43dd8448eb211c80319c" : "1af7651916cd43dd8448eb211c80319c";
     const sampled = await chat(gw, "client trace", { traceparent: `00-${traceId}-b7ad6b7169203331-01` });
-    expect(sampled.headers.get("x-request-id")).toBe(`req_${traceId}`);
+    // The request id is the gateway's (the client's trace id is the client's choice): the edge's
+    // span names it, so a trace is found from the id an error answer quotes.
+    const requestId = sampled.headers.get("x-request-id");
+    expect(requestId).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(requestId).not.toBe(`req_${traceId}`);
     const spans = await traceSpans(receiver, traceId, completionSpans);
     expectLinked(spans, "b7ad6b7169203331");
+    expect(one(spans, (span) => span.service === "gateway-edge", "the edge's span").attributes["gw.request.id"]).toBe(requestId);
 
     const unsampledId = traceId.replace(/^./, "2");
     const unsampled = await chat(gw, "unsampled trace", { traceparent: `00-${unsampledId}-b7ad6b7169203331-00` });

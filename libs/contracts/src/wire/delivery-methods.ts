@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SESSION_KEY_PREFIX } from "./session-key.js";
 
 /** Params of the delivery methods (SPEC §4.1 `send`, `poll`, `channels.status`; §4.2 `/api/send`). */
 
@@ -7,10 +8,14 @@ export const SEND_MAX_TEXT = 65_536;
 export const SEND_MAX_MEDIA = 10;
 export const POLL_MAX_OPTIONS = 10;
 
+/**
+ * A channel id as a client names it: well-formed is the spelling of a session-key prefix (SPEC §2,
+ * the same string). Whether it names a configured channel is delivery's to say, so `Telegram` is
+ * CHANNEL_NOT_FOUND (SPEC §7), not INVALID_REQUEST (docs/decisions.md, Delivery).
+ */
 const ChannelIdSchema = z
   .string()
-  .max(64)
-  .regex(/^[a-z0-9][a-z0-9_-]*$/, "channel ids are lowercase letters, digits, '_' and '-'");
+  .regex(SESSION_KEY_PREFIX, "channel must be 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit");
 
 const MediaUrlSchema = z
   .string()

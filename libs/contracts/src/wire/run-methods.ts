@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentIdSchema } from "./methods.js";
+import { AgentIdSchema, SessionKeySchema } from "./methods.js";
 
 /** Params of the run methods (SPEC §4.1 `agent`, `agent.wait`, `chat.abort` / `agent.abort`). */
 
@@ -12,7 +12,7 @@ export const MAX_WAIT_SECONDS = 3_600;
 
 export const AgentParamsSchema = z.object({
   message: z.string().min(1, "message must not be empty").max(262_144),
-  sessionKey: z.string().min(1).max(512),
+  sessionKey: SessionKeySchema,
   runId: RunIdSchema.optional(),
   agentId: AgentIdSchema.optional(),
   model: z.string().min(3).max(256).optional(),
@@ -21,7 +21,8 @@ export const AgentParamsSchema = z.object({
   messageChannel: z.string().min(1).max(64).optional(),
   to: z.string().min(1).max(256).optional(),
   extraSystemPrompt: z.string().max(65_536).optional(),
-  timeoutSeconds: z.number().int().positive().max(MAX_WAIT_SECONDS).optional(),
+  /** Fractions allowed, as for agent.wait; the runner's deadline is whole seconds (rounded up). */
+  timeoutSeconds: z.number().positive().max(MAX_WAIT_SECONDS).optional(),
 });
 export type AgentParams = z.infer<typeof AgentParamsSchema>;
 
@@ -35,7 +36,7 @@ export const RunAbortParamsSchema = z.object({ runId: RunIdSchema });
 /** What `agent.subscribe` and `agent.unsubscribe` name: one run, one session's runs, or every run. */
 const subscriptionTarget = {
   runId: RunIdSchema.optional(),
-  sessionKey: z.string().min(1).max(512).optional(),
+  sessionKey: SessionKeySchema.optional(),
   all: z.literal(true).optional(),
 };
 

@@ -55,14 +55,22 @@ export function sessionSummaryView(s: SessionSummary): SessionSummaryView {
   return out;
 }
 
-/** `sender` is the stored display name, else the agent id for assistant turns, else the role. */
+/**
+ * The stored display name, else the agent id for assistant turns, else the role. Runners before
+ * the agent's name was stored wrote the literal "assistant": those turns show the agent id too.
+ */
+function senderOf(e: SessionEntry, agentId: string): string {
+  if (e.role === "assistant" && (e.sender === "" || e.sender === "assistant")) return agentId;
+  return e.sender || e.role;
+}
+
 export function sessionMessageView(e: SessionEntry, agentId: string): SessionMessageView {
   return {
     type: "message",
     id: e.id,
     parentId: e.parentId,
     role: e.role,
-    sender: e.sender || (e.role === "assistant" ? agentId : e.role),
+    sender: senderOf(e, agentId),
     body: e.body,
     timestamp: e.timestamp,
     kind: e.kind,

@@ -1,4 +1,4 @@
-import { beginSpan, type Bus, type Subjects } from "@gw/bus";
+import { beginSpan, type Bus, currentRequestId, type Subjects } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
 import type { RunRecord, RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
@@ -131,7 +131,7 @@ async function execute(
     await deps.sessions.append(
       req.sessionKey,
       agent.id,
-      result.added.map((m) => messageToEntry(m, req.runId, req.sender || "user")),
+      result.added.map((m) => messageToEntry(m, req.runId, { user: req.sender || "user", assistant: agent.name })),
     );
   }
   if (req.deliver && result.text.trim() !== "") await deps.delivery.enqueue(req, result.text);
@@ -266,10 +266,14 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
     const failure = runFailure(outcome.err, controller.signal);
     if (failure.code === "INTERNAL") log.error({ err: outcome.err }, "run failed");
     else log.info({ code: failure.code, reason: failure.message }, "run ended with an error");
+    // The request id names the log lines above: edges show clients other than control the
+    // catalogue's message and this id instead of the failure's words (DESIGN §10).
+    const requestId = currentRequestId();
     const data = {
       phase: "error",
       error: failure.message,
       code: failure.code,
+      ...(requestId === undefined ? {} : { requestId }),
       ...(failure.code === "ABORTED" ? { aborted: true } : {}),
     };
     await announce(deps, events, record, { error: failure }, data, log);

@@ -1,7 +1,7 @@
 import { createSubjects, InProcessBus } from "@gw/bus";
 import { RPC } from "@gw/contracts";
 import { describe, expect, it } from "vitest";
-import { SessionClient } from "./session-client.js";
+import { messageToEntry, SessionClient } from "./session-client.js";
 
 const subjects = createSubjects("t");
 
@@ -22,5 +22,19 @@ describe("SessionClient.load", () => {
     const bus = new InProcessBus();
     const client = new SessionClient({ bus, subjects, timeoutMs: 200, historyLimit: 10 });
     await expect(client.load("s", "main")).rejects.toMatchObject({ code: "UNAVAILABLE" });
+  });
+});
+
+describe("messageToEntry", () => {
+  const senders = { user: "Ada", assistant: "Ops desk" };
+
+  it("names the person for a user turn and the agent's display name for an assistant turn (SPEC §2)", () => {
+    expect(messageToEntry({ role: "user", content: "hi" }, "r1", senders)).toMatchObject({ role: "user", sender: "Ada", body: "hi", runId: "r1" });
+    expect(messageToEntry({ role: "assistant", content: "hello" }, "r1", senders)).toMatchObject({ role: "assistant", sender: "Ops desk", body: "hello" });
+  });
+
+  it("names the tool for a tool result", () => {
+    const entry = messageToEntry({ role: "tool", toolCallId: "c1", name: "time.now", content: "{}" }, "r1", senders);
+    expect(entry).toMatchObject({ role: "tool", sender: "time.now" });
   });
 });

@@ -49,13 +49,22 @@ export function entriesToMessages(entries: SessionEntry[]): { summary: string; m
   return { summary: summaries.join("\n\n"), messages };
 }
 
-export function messageToEntry(message: ChatMessage, runId: string, sender: string): NewSessionEntry {
+/**
+ * Who a turn's `sender` names (SPEC §2: the display name): the person for user turns, the agent's
+ * configured name for assistant turns ("" lets the preview show the agent id instead).
+ */
+export interface EntrySenders {
+  user: string;
+  assistant: string;
+}
+
+export function messageToEntry(message: ChatMessage, runId: string, senders: EntrySenders): NewSessionEntry {
   const json = (meta: EntryMeta) => Buffer.from(JSON.stringify(meta), "utf8");
-  if (message.role === "user") return { role: "user", sender, body: message.content, runId, metaJson: Buffer.alloc(0) };
+  if (message.role === "user") return { role: "user", sender: senders.user, body: message.content, runId, metaJson: Buffer.alloc(0) };
   if (message.role === "assistant")
     return {
       role: "assistant",
-      sender: "assistant",
+      sender: senders.assistant,
       body: message.content,
       runId,
       metaJson: message.toolCalls?.length ? json({ toolCalls: message.toolCalls }) : Buffer.alloc(0),

@@ -56,7 +56,7 @@ async function registeredMethods() {
   const devices = await startDeviceServices({ config: defaultConfig(), bus, subjects, fastStore: store, durable, edgeId: "e", logger });
   const defs = [
     ...agentMethods(busDeps),
-    ...agentRunMethods(runs),
+    ...agentRunMethods(runs, logger),
     ...agentSubscribeMethods(
       new AgentSubscriptions({
         router,

@@ -46,7 +46,7 @@ export const AgentWaitResult = z.object({
   runId: z.string(),
   completed: z.boolean(),
   status: z.enum(["running", "ok", "error"]),
-  result: z.object({ payloads: z.array(PayloadItem) }).optional(),
+  result: z.object({ payloads: z.array(PayloadItem) }).describe("payloads is empty while the run is still going"),
   error: z.object({ code: z.enum(ERROR_CODE_NAMES), message: z.string() }).optional(),
 });
 

@@ -67,6 +67,15 @@ export function mayReceive(access: Access, family: EventFamily): boolean {
   return events === "all" || events.has(family);
 }
 
+/**
+ * Whether a server-side failure reaches this connection in its own words (an upstream's URL and
+ * host...): control's, an operator's tool; webchat faces browsers and node is a device, so they
+ * get the catalogue's message and a request id (error-detail.ts, DESIGN §10).
+ */
+export function seesErrorDetail(access: Access): boolean {
+  return access === "control";
+}
+
 /** The roles that may call `method` (the API documents list them per method). */
 export function rolesFor(method: string): Role[] {
   return ROLES.filter((role) => mayCall(role, method));

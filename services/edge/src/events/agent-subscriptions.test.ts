@@ -52,11 +52,17 @@ function setup() {
   const log = new ScriptedLog();
   const subs = new AgentSubscriptions({ router, hub, registry, log, logger, maxPerConnection: 3 });
   const seqs: number[] = [];
+  const data: Array<Record<string, unknown>> = [];
   const target: EventTarget = {
     id: "c1",
     role: "node",
     accepts: () => true,
-    sendText: (frame) => seqs.push((JSON.parse(String(frame)) as { payload: AgentEventPayload }).payload.seq),
+    seesErrorDetail: () => false,
+    sendText: (frame) => {
+      const { payload } = JSON.parse(String(frame)) as { payload: AgentEventPayload };
+      seqs.push(payload.seq);
+      data.push(payload.data);
+    },
   };
   hub.add(target);
   const closers: Array<() => void> = [];
@@ -68,10 +74,11 @@ function setup() {
     onClose: (cleanup: () => void) => closers.push(cleanup),
   } as unknown as CallContext;
   let seq = 0;
-  /** The runner: the next event on the bus (unless `lost` on its way to this edge) and in the log. */
-  const emit = (opts: { end?: boolean; lost?: boolean } = {}) => {
+  /** The runner: the next event on the bus (unless `lost` on its way to this edge) and in the log; `end` with `failure`, a lifecycle error. */
+  const emit = (opts: { end?: boolean; lost?: boolean; failure?: Record<string, unknown> } = {}) => {
     seq += 1;
-    const event = { runId: RUN.runId, stream: opts.end ? ("lifecycle" as const) : ("assistant" as const), data: opts.end ? { phase: "end" } : { text: `t${seq}` } };
+    const ending = opts.failure ?? { phase: "end" };
+    const event = { runId: RUN.runId, stream: opts.end ? ("lifecycle" as const) : ("assistant" as const), data: opts.end ? ending : { text: `t${seq}` } };
     const final: RunRecord = { ...RUN, agentId: "", state: "done", createdAt: 0, updatedAt: 0 };
     const messages = opts.end ? terminalMessages(subjects, RUN, event, seq, final) : [agentEventMessage(subjects, RUN, event, seq)];
     for (const m of messages) {
@@ -81,7 +88,7 @@ function setup() {
   };
   const register = () => registry.create({ ...RUN, agentId: "", state: "running", createdAt: 0, updatedAt: 0 });
   const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
-  return { router, subs, log, ctx, seqs, emit, register, registry, settle, closeSocket: () => closers.forEach((c) => c()), bus };
+  return { router, subs, log, ctx, seqs, data, emit, register, registry, settle, closeSocket: () => closers.forEach((c) => c()), bus };
 }
 
 describe("AgentSubscriptions", () => {
@@ -156,6 +163,28 @@ describe("AgentSubscriptions", () => {
     expect(s.seqs).toEqual([2, 3]);
     expect(await s.subs.subscribe({ runId: "r1" }, s.ctx)).toMatchObject({ subscribed: false, status: "ok" });
     expect(s.router.subscriptions()).toEqual([subjects.runEvents({ startedBy: "here" })]);
+  });
+
+  it("withholds a run's server-side failure words from a node, live and resumed from the store", async () => {
+    const failure = { phase: "error", error: "cannot reach fake at http://10.0.0.7:8000/v1", code: "MODEL_ERROR", requestId: "req_0af7651916cd43dd8448eb211c80319c" };
+    const generic = { ...failure, error: "the model provider failed (request id req_0af7651916cd43dd8448eb211c80319c)" };
+    const live = setup();
+    routers.push(live.router);
+    await live.register();
+    expect(await live.subs.subscribe({ runId: "r1" }, live.ctx)).toMatchObject({ subscribed: true });
+    live.emit();
+    live.emit({ end: true, failure });
+    await live.settle();
+    expect(live.data.at(-1)).toEqual(generic);
+
+    const resumed = setup();
+    routers.push(resumed.router);
+    await resumed.register();
+    resumed.emit();
+    resumed.emit({ end: true, failure });
+    await resumed.registry.finish((await resumed.registry.get("r1"))!, { error: { code: "MODEL_ERROR", message: failure.error } });
+    expect(await resumed.subs.subscribe({ runId: "r1", afterSeq: 0 }, resumed.ctx)).toMatchObject({ subscribed: false, status: "error" });
+    expect(resumed.data).toEqual([{ text: "t1" }, generic]);
   });
 
   it("holds at most maxPerConnection subscriptions per socket, and refuses one more by name", async () => {

@@ -1,7 +1,9 @@
 import {
+  type AgentEventPayload,
   type AgentSubscribeParams,
   type AgentUnsubscribeParams,
   type ClientEvent,
+  encodeJson,
   GatewayError,
   isFinal,
   receivedJson,
@@ -12,6 +14,7 @@ import { isTerminalEvent, type RunEventLog, type RunRegistry, TERMINAL_SEQ } fro
 import type { CallContext } from "../methods/registry.js";
 import { encodedEventFrame } from "../ws/encoded-frames.js";
 import type { EventHub } from "./event-hub.js";
+import { publicRunEvent } from "./public-run-events.js";
 import { type GatedEvent, ResumeGate } from "./resume-gate.js";
 import type { RunEventRouter } from "./run-event-router.js";
 
@@ -30,14 +33,18 @@ const REFILL_DELAYS_MS = [20, 100, 300];
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Whether an event ends its run; `life` false (an output event) needs no parse to tell. */
-function isTerminal(event: ClientEvent, life: boolean): boolean {
-  if (!life) return false;
-  const payload = JSON.parse(Buffer.from(event.payloadJson).toString("utf8")) as { stream: "lifecycle"; data: Record<string, unknown> };
-  return isTerminalEvent(payload);
+/**
+ * An event for a gate: whether it ends its run and, for the end, what a socket other than control
+ * gets if that differs (a failure's words withheld); `life` false (an output event) needs no parse.
+ */
+function gated(event: ClientEvent, frame: Buffer, life: boolean): GatedEvent {
+  if (!life) return { seq: event.seq, frame, terminal: false };
+  const payload = JSON.parse(Buffer.from(event.payloadJson).toString("utf8")) as AgentEventPayload;
+  if (!isTerminalEvent(payload)) return { seq: event.seq, frame, terminal: false };
+  const shown = publicRunEvent(payload);
+  if (shown === payload) return { seq: event.seq, frame, terminal: true };
+  return { seq: event.seq, frame, terminal: true, publicFrame: encodedEventFrame("agent", encodeJson(shown)) };
 }
-
-const gated = (event: ClientEvent, frame: Buffer, life: boolean): GatedEvent => ({ seq: event.seq, frame, terminal: isTerminal(event, life) });
 
 /** A stored event (its part unknown: parsed to tell). */
 const stored = (event: ClientEvent): GatedEvent => gated(event, encodedEventFrame("agent", receivedJson(event.payloadJson)), true);
@@ -168,7 +175,7 @@ export class AgentSubscriptions {
 
   private send(connId: string, key: string, event: GatedEvent, unfollow: () => void): void {
     const target = this.deps.hub.target(connId);
-    if (target?.accepts("agent")) target.sendText(event.frame);
+    if (target?.accepts("agent")) target.sendText(event.publicFrame === undefined || target.seesErrorDetail() ? event.frame : event.publicFrame);
     // The run is over: so is its subscription (after this event, outside the router's loop).
     if (event.terminal) setImmediate(() => this.release(connId, key, unfollow));
   }

@@ -12,6 +12,8 @@ export interface EventTarget {
   accepts(family: EventFamily): boolean;
   /** Sends an already serialised text frame (a string, or its UTF-8 bytes). */
   sendText(frame: string | Buffer): void;
+  /** Whether a run's error reaches it in the failure's own words (auth/permissions.ts `seesErrorDetail`). */
+  seesErrorDetail(): boolean;
 }
 
 function addToIndex(index: Map<string, Set<string>>, key: string, member: string): void {

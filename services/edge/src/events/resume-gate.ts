@@ -6,6 +6,8 @@ export interface GatedEvent {
   frame: Buffer;
   /** The run's last event (lifecycle end or error). */
   terminal: boolean;
+  /** What a socket other than control gets instead of `frame` (a failure's words withheld: public-run-events.ts). */
+  publicFrame?: Buffer;
 }
 
 /**

@@ -9,16 +9,22 @@ import { RunEventRouter } from "./run-event-router.js";
 const subjects = createSubjects("gw");
 const logger = createLogger({ service: "test", level: "silent" });
 
-function socket(id: string, role: "control" | "node"): EventTarget & { events: Array<{ runId: string; seq: number; stream: string }> } {
-  const events: Array<{ runId: string; seq: number; stream: string }> = [];
+type Seen = { runId: string; seq: number; stream: string };
+
+function socket(id: string, role: "control" | "node" | "webchat"): EventTarget & { events: Seen[]; payloads: AgentEventPayload[] } {
+  const events: Seen[] = [];
+  const payloads: AgentEventPayload[] = [];
   return {
     id,
     role,
     events,
+    payloads,
     accepts: () => true,
+    seesErrorDetail: () => role === "control",
     sendText: (frame) => {
       const { payload } = JSON.parse(String(frame)) as { payload: AgentEventPayload };
       events.push({ runId: payload.runId, seq: payload.seq, stream: payload.stream });
+      payloads.push(payload);
     },
   };
 }
@@ -141,6 +147,40 @@ describe("RunEventRouter", () => {
     await runOf(bus, { runId: "r2", sessionKey: "k:2", edgeId: "a" }, 1);
     expect(watcher.events.filter((e) => e.runId === "r1").map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(watcher.events.filter((e) => e.runId === "r2").map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
+  it("shows a run's server-side failure in its own words to control only; others get the catalogue's and the request id", async () => {
+    const bus = new InProcessBus();
+    const a = edge("a", bus);
+    routers.push(a.router);
+    const starter = socket("s", "webchat");
+    const watcher = socket("w", "node");
+    const operator = socket("c", "control");
+    for (const target of [starter, watcher, operator]) a.hub.add(target);
+    a.router.followNow("r1", { targetId: "s" }, { startedBy: "a" });
+    a.router.watchSession("w", "k:1");
+    const run = { runId: "r1", sessionKey: "k:1", edgeId: "a" };
+    const start = agentEventMessage(subjects, run, { runId: "r1", stream: "lifecycle", data: { phase: "start" } }, 1);
+    bus.publish(start.subject, start.data);
+    const words = "cannot reach fake at http://10.0.0.7:8000/v1/chat/completions: connect ECONNREFUSED";
+    const data = { phase: "error", error: words, code: "MODEL_ERROR", requestId: "req_0af7651916cd43dd8448eb211c80319c" };
+    const final = { runId: "r1", sessionKey: "k:1", agentId: "", state: "error" as const, edgeId: "a", createdAt: 0, updatedAt: 0 };
+    for (const m of terminalMessages(subjects, run, { runId: "r1", stream: "lifecycle", data }, 2, final)) bus.publish(m.subject, m.data);
+    await bus.flush();
+    const generic = { ...data, error: "the model provider failed (request id req_0af7651916cd43dd8448eb211c80319c)" };
+    expect(starter.payloads.map((p) => p.data)).toEqual([{ phase: "start" }, generic]);
+    expect(watcher.payloads.at(-1)?.data).toEqual(generic);
+    expect(operator.payloads.at(-1)?.data).toEqual(data);
+
+    // The events of a run replayed to a socket that registered late go the same way; a client
+    // error (ABORTED) is the gateway's own words and stays.
+    const late = socket("l", "node");
+    a.hub.add(late);
+    const failed: AgentEventPayload = { runId: "r2", seq: 1, stream: "lifecycle", data };
+    const aborted: AgentEventPayload = { runId: "r3", seq: 1, stream: "lifecycle", data: { phase: "error", error: "the run was aborted", code: "ABORTED" } };
+    a.router.replay("r2", { targetId: "l" }, [failed]);
+    a.router.replay("r3", { targetId: "l" }, [aborted]);
+    expect(late.payloads.map((p) => p.data)).toEqual([generic, aborted.data]);
   });
 
   it("hands in-process followers the terminal event with the run's record", async () => {

@@ -13,6 +13,7 @@ import type { Logger } from "@gw/runtime";
 import { finalRecordOf } from "@gw/runs";
 import { encodedEventFrame } from "../ws/encoded-frames.js";
 import type { EventHub, EventTarget } from "./event-hub.js";
+import { publicLifecycleFrame, publicRunEvent } from "./public-run-events.js";
 import { plannedSubjects } from "./run-interest.js";
 
 /** Who on this edge wants a run's events: a socket (by id), an in-process listener, or a gate. */
@@ -156,10 +157,11 @@ export class RunEventRouter {
     const target = this.deps.hub.target(id);
     if (target?.accepts("agent") !== true) return;
     const sessionKey = state?.sessionKey;
+    const detailed = target.seesErrorDetail();
     for (const payload of events) {
       const life = payload.stream === "lifecycle";
       if (this.reachesAnyway(id, life, sessionKey)) continue;
-      target.sendText(encodedEventFrame("agent", encodeJson(payload)));
+      target.sendText(encodedEventFrame("agent", encodeJson(detailed ? payload : publicRunEvent(payload))));
     }
   }
 
@@ -233,11 +235,19 @@ export class RunEventRouter {
 
   private deliver(event: ClientEvent, state: RunState, life: boolean): void {
     let frame: Buffer | undefined;
+    // What sockets other than control get: the same frame, but for a lifecycle error whose
+    // words stay with the operators (public-run-events.ts).
+    let shown: Buffer | undefined;
+    const frameFor = (target: EventTarget): Buffer => {
+      frame ??= frameOf(event);
+      if (!life || target.seesErrorDetail()) return frame;
+      return (shown ??= publicLifecycleFrame(event) ?? frame);
+    };
     const sent = new Set<string>();
     const send = (target: EventTarget | undefined) => {
       if (target === undefined || sent.has(target.id)) return;
       sent.add(target.id);
-      if (target.accepts("agent")) target.sendText((frame ??= frameOf(event)));
+      if (target.accepts("agent")) target.sendText(frameFor(target));
     };
     const followers = [...state.followers];
     // Gated sockets get this run's events from their gate alone, in its order.

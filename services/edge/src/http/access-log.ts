@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { beginSpan, requestIdOf, runInTrace, startSpan, type TraceContext } from "@gw/bus";
+import { beginSpan, requestIdOf, runInTrace, startRequestTrace, startSpan, type TraceContext } from "@gw/bus";
 import type { Logger, Metrics } from "@gw/runtime";
 import type { FastifyInstance } from "fastify";
 import { REQUEST_ID_HEADER } from "./errors.js";
@@ -8,12 +8,13 @@ const traces = new WeakMap<IncomingMessage, TraceContext>();
 
 /**
  * Fastify's `genReqId`: each request's trace, started here (the client's `traceparent`
- * continued, or a new trace), names the request: `req_<trace id>`, unguessable when the edge
- * makes it, so a client cannot make its request's log lines mix with others'.
+ * continued, or a new trace), names the request with an id the edge generates, unique per
+ * request even when the client continues one trace over many (`startRequestTrace`), so a client
+ * cannot make its request's log lines mix with others'.
  */
 export function requestIdFor(raw: IncomingMessage): string {
   const header = raw.headers.traceparent;
-  const trace = startSpan(typeof header === "string" ? header : undefined);
+  const trace = startRequestTrace(typeof header === "string" ? header : undefined);
   traces.set(raw, trace);
   return requestIdOf(trace);
 }
@@ -37,7 +38,8 @@ export function registerRequestTracing(app: FastifyInstance, deps: { logger: Log
     const span = beginSpan("edge", route, "server", trace)
       ?.set("http.request.method", request.method)
       .set("http.route", request.routeOptions.url)
-      .set("url.path", request.url.split("?")[0]);
+      .set("url.path", request.url.split("?")[0])
+      .set("gw.request.id", request.id);
     const res = reply.raw;
     res.once("close", () => {
       // A response cut off before it ended (client gone, edge closing) counts as 499, nginx's

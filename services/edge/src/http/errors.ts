@@ -1,6 +1,7 @@
 import { ERROR_CATALOGUE, GatewayError, type HttpErrorBody, isGatewayError } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { FastifyReply } from "fastify";
+import { genericMessage, isServerFailure } from "../error-detail.js";
 
 interface FastifyLikeError {
   code?: string;
@@ -29,11 +30,6 @@ export interface HttpErrorResponse {
   body: HttpErrorBody;
 }
 
-/** A server-side failure's message is the catalogue's, with the request id to quote to an operator. */
-function genericMessage(message: string, requestId: string | undefined): string {
-  return requestId === undefined ? message : `${message} (request id ${requestId})`;
-}
-
 /**
  * The one HTTP error mapper, for every HTTP answer (routes, refused WebSocket upgrades, errors
  * inside an SSE stream): catalogue status and type, `Retry-After` when rate limited, `param`
@@ -47,16 +43,16 @@ export function httpErrorResponse(err: unknown, logger: Logger, requestId?: stri
   const typed = isGatewayError(err) ? err : fromFastifyError(err as FastifyLikeError);
   if (typed === undefined) {
     logger.error({ err, requestId }, "unexpected error while handling an HTTP request");
-    return { status: 500, headers, body: { error: { message: genericMessage("internal error", requestId), type: "api_error" } } };
+    return { status: 500, headers, body: { error: { message: genericMessage("INTERNAL", requestId), type: "api_error" } } };
   }
   const spec = ERROR_CATALOGUE[typed.code];
   const retryAfter = typed.details?.retryAfterSeconds;
   if (typed.code === "RATE_LIMITED" && typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
-  if (spec.httpStatus >= 500) {
+  if (isServerFailure(typed.code)) {
     const line = { err: typed, code: typed.code, requestId };
     if (typed.code === "INTERNAL") logger.error(line, "internal error");
     else logger.warn(line, "request failed");
-    return { status: spec.httpStatus, headers, body: { error: { message: genericMessage(spec.message, requestId), type: spec.httpType } } };
+    return { status: spec.httpStatus, headers, body: { error: { message: genericMessage(typed.code, requestId), type: spec.httpType } } };
   }
   const param = typed.details?.param;
   return {

@@ -1,3 +1,4 @@
+import { currentRequestId } from "@gw/bus";
 import {
   type AgentParams,
   AgentParamsSchema,
@@ -6,6 +7,9 @@ import {
   RunAbortParamsSchema,
   type RunRecord,
 } from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
+import { seesErrorDetail } from "../auth/permissions.js";
+import { genericMessage, isServerFailure } from "../error-detail.js";
 import type { RunClient, RunGuard } from "../runs/run-client.js";
 import { type CallContext, defineMethod } from "./registry.js";
 
@@ -18,14 +22,29 @@ function agentResponse(record: RunRecord): Record<string, unknown> {
   return { runId: record.runId, payloads: record.payloads ?? [] };
 }
 
-function waitResponse(runId: string, record: RunRecord | null): Record<string, unknown> {
-  if (record === null) return { runId, completed: false, status: "running" };
+type RunError = NonNullable<RunRecord["error"]>;
+
+/**
+ * A run's error as `agent.wait` answers it: a server-side failure's words (a provider's URL and
+ * host) only for control; others get the catalogue's message with this request's id, and the
+ * words go to the log under it (error-detail.ts). The `agent` answer's error goes the same way
+ * through the WS error mapper (ws/frames.ts).
+ */
+function shownError(error: RunError, runId: string, ctx: CallContext, logger: Logger): RunError {
+  if (seesErrorDetail(ctx.access) || !isServerFailure(error.code)) return error;
+  logger.warn({ runId, code: error.code, reason: error.message }, "run ended with an error");
+  return { code: error.code, message: genericMessage(error.code, currentRequestId()) };
+}
+
+/** SPEC §4.1 `agent.wait`: `completed` and `result` always; a run still going has no payloads yet. */
+function waitResponse(runId: string, record: RunRecord | null, ctx: CallContext, logger: Logger): Record<string, unknown> {
+  if (record === null) return { runId, completed: false, status: "running", result: { payloads: [] } };
   return {
     runId,
     completed: true,
     status: record.state === "done" ? "ok" : "error",
     result: { payloads: record.payloads ?? [] },
-    ...(record.error ? { error: record.error } : {}),
+    ...(record.error ? { error: shownError(record.error, runId, ctx, logger) } : {}),
   };
 }
 
@@ -47,7 +66,7 @@ function assertMayDeliver(params: AgentParams, ctx: CallContext): void {
 }
 
 /** SPEC §4.1 `agent`, `agent.wait`, `chat.abort` and its alias `agent.abort`. */
-export function agentRunMethods(runs: RunClient) {
+export function agentRunMethods(runs: RunClient, logger: Logger) {
   const abort = (name: string) =>
     defineMethod({
       name,
@@ -70,7 +89,7 @@ export function agentRunMethods(runs: RunClient) {
       params: AgentWaitParamsSchema,
       handler: async (params, ctx) =>
         // The waiting socket hears the run's events from now on, as its starter does.
-        waitResponse(params.runId, await runs.wait(params.runId, params.timeoutSeconds * 1000, { targetId: ctx.connId }, sessionOf(ctx))),
+        waitResponse(params.runId, await runs.wait(params.runId, params.timeoutSeconds * 1000, { targetId: ctx.connId }, sessionOf(ctx)), ctx, logger),
     }),
     abort("chat.abort"),
     abort("agent.abort"),

@@ -38,7 +38,7 @@ function slowWrites(store: FastStore): { store: FastStore; release(): void } {
 
 function socket(id: string, role: "control" | "webchat"): EventTarget & { frames: string[] } {
   const frames: string[] = [];
-  return { id, role, frames, accepts: () => true, sendText: (frame) => frames.push(String(frame)) };
+  return { id, role, frames, accepts: () => true, seesErrorDetail: () => role === "control", sendText: (frame) => frames.push(String(frame)) };
 }
 
 describe("RunClient", () => {
@@ -202,5 +202,30 @@ describe("RunClient", () => {
     expect(calls).toEqual([`subscribe ${there}`]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(calls).toEqual([`subscribe ${there}`, `unsubscribe ${there}`]);
+  });
+
+  it("dispatches a fractional timeoutSeconds rounded up to whole seconds, never less than asked", async () => {
+    const bus = new InProcessBus();
+    const registry = new RunRegistry(createMemoryFastStore());
+    const queue = new InProcessRunQueue();
+    const hub = new EventHub({ bus, subjects, logger });
+    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
+    routers.push(router);
+    const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
+    const dispatched: number[] = [];
+    queue.consume(
+      async (req: RunRequest) => {
+        dispatched.push(req.timeoutSeconds);
+        const final = { runId: req.runId, sessionKey: req.sessionKey, agentId: "", state: "done", edgeId: "e", createdAt: 0, updatedAt: 0 };
+        setTimeout(() => emitEvent(bus, req, TERMINAL_SEQ, "lifecycle", { phase: "end" }, final), 10);
+      },
+      { maxConcurrent: 1 },
+    );
+    for (const [n, timeoutSeconds] of [1.5, 0.2, 3, undefined].entries()) {
+      const run = await client.run({ message: "x", sessionKey: "t:7", runId: `run-timeout-${n}`, timeoutSeconds }, {});
+      expect(run).toMatchObject({ state: "done" });
+    }
+    // 0 is "the runner's default".
+    expect(dispatched).toEqual([2, 1, 3, 0]);
   });
 });

@@ -66,7 +66,7 @@ export class RunClient {
   /** Starts a run and resolves with its final record (done, or error) once it ends. */
   async run(params: StartRun, follower: RunFollower): Promise<RunRecord> {
     const { record, request } = this.newRun(params);
-    const maxWaitMs = (params.timeoutSeconds ?? this.deps.defaultTimeoutSeconds) * 1000 + QUEUE_GRACE_MS;
+    const maxWaitMs = Math.round((params.timeoutSeconds ?? this.deps.defaultTimeoutSeconds) * 1000) + QUEUE_GRACE_MS;
     // The run's events come on this edge's own run subject, subscribed since start-up
     // (RunEventRouter): following it costs nothing on the bus, and this edge hears every event
     // of the run, so the registry is read only if events stop (the runner-death check).
@@ -173,7 +173,8 @@ export class RunClient {
       model: params.model ?? "",
       thinking: params.thinking ?? "",
       extraSystemPrompt: params.extraSystemPrompt ?? "",
-      timeoutSeconds: params.timeoutSeconds ?? 0,
+      // The request carries whole seconds: a fraction rounds up, so the run never gets less than asked.
+      timeoutSeconds: Math.ceil(params.timeoutSeconds ?? 0),
       deliver: params.deliver ?? false,
       messageChannel: params.messageChannel ?? "",
       to: params.to ?? "",

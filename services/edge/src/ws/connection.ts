@@ -12,7 +12,7 @@ import {
 import type { Logger, Metrics, Tally } from "@gw/runtime";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { HeaderBag } from "../auth/client-address.js";
-import { type Access, type EventFamily, eventFamily, mayReceive, methodsFor } from "../auth/permissions.js";
+import { type Access, type EventFamily, eventFamily, mayReceive, methodsFor, seesErrorDetail } from "../auth/permissions.js";
 import { assertInHome, sessionHome } from "../auth/session-scope.js";
 import type { DeviceLinks } from "../devices/device-links.js";
 import type { DeviceRegistry } from "../devices/device-registry.js";
@@ -195,6 +195,10 @@ export class Connection implements EventTarget {
     return typeof this.state !== "string" && mayReceive(this.state.access, family);
   }
 
+  seesErrorDetail(): boolean {
+    return typeof this.state !== "string" && seesErrorDetail(this.state.access);
+  }
+
   send(frame: object): void {
     this.write(JSON.stringify(frame));
   }
@@ -276,7 +280,7 @@ export class Connection implements EventTarget {
       else if (payload instanceof PayloadWithMeta) this.send({ ...successFrame(id, payload.payload), meta: payload.meta });
       else this.send(successFrame(id, payload));
     } catch (err) {
-      const frame = errorFrame(id as FrameId, err, this.logger);
+      const frame = errorFrame(id as FrameId, err, this.logger, this.seesErrorDetail());
       outcome = frame.error.code;
       this.send(frame);
     } finally {

@@ -1,5 +1,6 @@
 import {
   describeIssues,
+  type ErrorCodeName,
   type ErrorFrame,
   type EventFrame,
   exceedsJsonDepth,
@@ -12,7 +13,9 @@ import {
   RequestFrameSchema,
   type SuccessFrame,
 } from "@gw/contracts";
+import { currentRequestId } from "@gw/bus";
 import type { Logger } from "@gw/runtime";
+import { genericMessage, isServerFailure } from "../error-detail.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -83,18 +86,34 @@ export function successFrame(id: FrameId, payload: Record<string, unknown>): Suc
   return { id, ok: true, payload };
 }
 
-/** The one WS error mapper: typed errors pass through, anything else is INTERNAL and only logged. */
-export function errorFrame(id: FrameId, err: unknown, logger: Logger): ErrorFrame {
-  if (isGatewayError(err)) {
-    if (err.code === "INTERNAL") logger.error({ err }, "internal error");
-    // The client gets our message; what a library said (the cause) goes to the log only.
-    else if (err.cause !== undefined) logger.warn({ err }, "request failed");
-    const error: ErrorFrame["error"] = { code: err.code, message: err.message };
-    if (err.details) error.details = err.details;
-    return { id, ok: false, error };
+/**
+ * The one WS error mapper: typed errors pass through, anything else is INTERNAL and only logged.
+ * A server-side failure's own words (a provider's URL and host...) reach only a connection that
+ * `seesDetail` (control); any other gets the catalogue's message and the request id, in the
+ * message and as `details.requestId`, and the log has the words under that id (error-detail.ts).
+ * Called in the request's trace, whose id that is.
+ */
+export function errorFrame(id: FrameId, err: unknown, logger: Logger, seesDetail = false): ErrorFrame {
+  if (!isGatewayError(err)) {
+    logger.error({ err }, "unexpected error while handling a request");
+    return { id, ok: false, error: seesDetail ? { code: "INTERNAL", message: "internal error" } : withheld("INTERNAL", undefined) };
   }
-  logger.error({ err }, "unexpected error while handling a request");
-  return { id, ok: false, error: { code: "INTERNAL", message: "internal error" } };
+  const hidden = !seesDetail && isServerFailure(err.code);
+  if (err.code === "INTERNAL") logger.error({ err }, "internal error");
+  // The client gets our message; what a library said (the cause), and what it is not shown, go to the log only.
+  else if (err.cause !== undefined || hidden) logger.warn({ err }, "request failed");
+  if (hidden) return { id, ok: false, error: withheld(err.code, err.details) };
+  const error: ErrorFrame["error"] = { code: err.code, message: err.message };
+  if (err.details) error.details = err.details;
+  return { id, ok: false, error };
+}
+
+function withheld(code: ErrorCodeName, details: Record<string, unknown> | undefined): ErrorFrame["error"] {
+  const requestId = currentRequestId();
+  const error: ErrorFrame["error"] = { code, message: genericMessage(code, requestId) };
+  if (requestId !== undefined) error.details = { ...details, requestId };
+  else if (details !== undefined) error.details = details;
+  return error;
 }
 
 export function eventFrame(event: string, payload: Record<string, unknown>): EventFrame {
