@@ -1,17 +1,9 @@
-import { ConfigError } from "@gw/config";
 import { describe, expect, it } from "vitest";
+import { configIssuesOf } from "./contract-helpers.js";
 import { parseChannelAccounts, resolveAccounts } from "./channel-accounts.js";
 import { CHANNEL_SETTINGS_SCHEMAS, TelegramSettingsSchema } from "./channel-settings.js";
 
-function issuesOf(fn: () => unknown): Array<{ path: string; message: string }> {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).issues;
-  }
-  throw new Error("expected a ConfigError");
-}
+const issuesOf = configIssuesOf;
 
 describe("resolveAccounts", () => {
   it("makes a channel without accounts one account named default", () => {

@@ -1,20 +1,12 @@
-import { ConfigError } from "@gw/config";
 import { describe, expect, it } from "vitest";
+import { configIssuesOf } from "./contract-helpers.js";
 import { parseChannelAccounts } from "./channel-accounts.js";
 import { SignalSettingsSchema, TelegramSettingsSchema, toE164, WhatsAppSettingsSchema } from "./channel-settings.js";
 
 const WHATSAPP = { accessToken: "t", phoneNumberId: "1055" };
 const SIGNAL = { bridgeUrl: "http://127.0.0.1:8080", number: "+15550001111" };
 
-function issuesOf(fn: () => unknown): Array<{ path: string; message: string }> {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).issues;
-  }
-  throw new Error("expected a ConfigError");
-}
+const issuesOf = configIssuesOf;
 
 describe("toE164", () => {
   it("drops separators and gives bare digits (a wa_id) their '+'", () => {

@@ -41,6 +41,16 @@ async function say(page: Page, text: string): Promise<void> {
   await page.waitForFunction((n) => document.querySelectorAll(".message.assistant:not(.pending)").length > n, before, { timeout: 15_000 });
 }
 
+/** A fresh browser profile on the chat page, handed the token in the URL, once it is connected. */
+async function openChat(browser: TestBrowser, url: string) {
+  const context = await browser.context();
+  const page = await context.newPage();
+  const problems = await watchPage(page);
+  await page.goto(`${url}/chat#token=${TOKEN}`);
+  await page.waitForSelector("#chat:not([hidden])");
+  return { context, page, problems };
+}
+
 describe.each(MODES)("web chat (%s)", (mode) => {
   let gw: GatewayUnderTest;
   let model: FakeModelServer;
@@ -96,11 +106,7 @@ describe.each(MODES)("web chat (%s)", (mode) => {
   });
 
   it("chats in a browser: the answer streams in, history survives a reload, threads stay apart", async () => {
-    const context = await browser.context();
-    const page = await context.newPage();
-    const problems = await watchPage(page);
-    await page.goto(`${gw.httpUrl()}/chat#token=${TOKEN}`);
-    await page.waitForSelector("#chat:not([hidden])");
+    const { context, page, problems } = await openChat(browser, gw.httpUrl());
     // The token left the URL (and the history) as soon as the page read it.
     expect(new URL(page.url()).hash).toBe("");
     expect(await page.textContent("#status")).toContain("connected (token)");
@@ -144,11 +150,7 @@ describe.each(MODES)("web chat (%s)", (mode) => {
   }, 60_000);
 
   it("stops an answer that is still being written", async () => {
-    const context = await browser.context();
-    const page = await context.newPage();
-    const problems = await watchPage(page);
-    await page.goto(`${gw.httpUrl()}/chat#token=${TOKEN}`);
-    await page.waitForSelector("#chat:not([hidden])");
+    const { context, page, problems } = await openChat(browser, gw.httpUrl());
     await page.click("#new-thread");
     await page.fill("#input", "slow please");
     await page.keyboard.press("Enter");
@@ -221,10 +223,7 @@ describe("web chat across an edge restart (distributed)", () => {
   });
 
   it("reconnects by itself and shows the answer of the run that was streaming when its edge died", async () => {
-    const context = await browser.context();
-    const page = await context.newPage();
-    await page.goto(`${gw.httpUrl()}/chat#token=${TOKEN}`);
-    await page.waitForSelector("#chat:not([hidden])");
+    const { context, page } = await openChat(browser, gw.httpUrl());
     await page.fill("#input", "slow answer across a restart");
     await page.keyboard.press("Enter");
     await page.waitForFunction(() => (document.querySelector(".message.assistant.pending .body")?.textContent ?? "").length > 0);
