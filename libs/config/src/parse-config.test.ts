@@ -27,9 +27,9 @@ describe("defaults", () => {
     });
     expect(config.gateway.auth).toEqual({
       allowLoopback: true,
-      trustedProxy: { enabled: false, header: "x-forwarded-user" },
+      trustedProxy: { enabled: false, header: "x-forwarded-user", roles: ["control", "node", "webchat"], controlUsers: [] },
     });
-    expect(config.gateway.overlay.mode).toBe("disabled");
+    expect(config.gateway.overlay).toEqual({ mode: "disabled", roles: ["control", "node", "webchat"], controlUsers: [] });
     expect(config.gateway.limits).toEqual({
       maxFrameBytes: 1_048_576,
       maxBodyBytes: 1_048_576,
@@ -80,7 +80,7 @@ describe("defaults", () => {
     expect(config.gateway.auth).toEqual({
       token: "t",
       allowLoopback: true,
-      trustedProxy: { enabled: false, header: "x-forwarded-user" },
+      trustedProxy: { enabled: false, header: "x-forwarded-user", roles: ["control", "node", "webchat"], controlUsers: [] },
     });
     expect(config.agents.list[0]).toEqual({
       id: "a",

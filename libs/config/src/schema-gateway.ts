@@ -1,3 +1,4 @@
+import { ROLES } from "@gw/contracts";
 import { z } from "zod";
 import { isIpOrCidr } from "./ip-cidr.js";
 
@@ -9,10 +10,23 @@ const headerName = z
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "expected an HTTP header name")
   .transform((name) => name.toLowerCase());
 
+/**
+ * What a user vouched for by an identity method (overlay, trusted proxy) may do: the roles it
+ * may take in `connect`, and who of them may take control anyway. The HTTP operator routes
+ * (/v1, /api/send, /api/tools/invoke) need control (docs/decisions.md, Authentication). The
+ * default keeps every role open, as before these keys existed.
+ */
+const identityRoles = {
+  roles: z.array(z.enum(ROLES, { error: "expected control, node or webchat" })).default(() => [...ROLES]),
+  // Compared exactly with the user the header names (after trimming, as the header is).
+  controlUsers: z.array(z.string().trim().min(1, "expected a user name")).default([]),
+};
+
 const TrustedProxyAuthSchema = z
   .strictObject({
     enabled: z.boolean().default(false),
     header: headerName.default("x-forwarded-user"),
+    ...identityRoles,
   })
   .prefault({});
 
@@ -28,6 +42,7 @@ const AuthSchema = z
 const OverlaySchema = z
   .strictObject({
     mode: z.enum(["enabled", "require", "disabled"]).default("disabled"),
+    ...identityRoles,
   })
   .prefault({});
 

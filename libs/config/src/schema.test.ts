@@ -231,6 +231,20 @@ describe("gateway", () => {
     expect(config.gateway.auth.trustedProxy.header).toBe("x-remote-user");
   });
 
+  it("limits the roles of identity-authenticated users only when told, and names bad roles by key path", () => {
+    const config = parseConfig(
+      `{ gateway: { trustedProxies: ["10.0.0.1"], overlay: { mode: "enabled", roles: ["webchat"] },
+         auth: { trustedProxy: { enabled: true, roles: ["webchat", "node"], controlUsers: [" ops@example.org "] } } } }`,
+      { env: {} },
+    );
+    expect(config.gateway.auth.trustedProxy).toMatchObject({ roles: ["webchat", "node"], controlUsers: ["ops@example.org"] });
+    expect(config.gateway.overlay).toMatchObject({ roles: ["webchat"], controlUsers: [] });
+    expect(issuesOf(`{ gateway: { overlay: { roles: ["admin"], controlUsers: [""] } } }`)).toEqual([
+      { path: "gateway.overlay.roles[0]", message: "expected control, node or webchat" },
+      { path: "gateway.overlay.controlUsers[0]", message: "expected a user name" },
+    ]);
+  });
+
   it("bounds ports and checks ops values", () => {
     const issues = issuesOf(`{ gateway: { port: 65536 }, ops: { healthPort: 1.5, logLevel: "verbose" } }`);
     expect(issues.map((issue) => issue.path)).toEqual(["gateway.port", "ops.healthPort", "ops.logLevel"]);

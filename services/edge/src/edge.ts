@@ -11,6 +11,7 @@ import { WebSocketServer } from "ws";
 import { AuthGate } from "./auth/auth-gate.js";
 import { normalizeIp, requestTarget, TrustedProxies } from "./auth/client-address.js";
 import { FailedAuthLimiter } from "./auth/failed-auth-limiter.js";
+import { IdentityRoles } from "./auth/identity-roles.js";
 import { OriginPolicy } from "./auth/origin-policy.js";
 import type { BusDeps } from "./bus-deps.js";
 import { startDeviceServices } from "./devices/device-services.js";
@@ -150,6 +151,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     limiter,
     devices.registry,
   );
+  const identityRoles = new IdentityRoles({ overlay: config.gateway.overlay, trustedProxy: config.gateway.auth.trustedProxy });
   const busDeps: BusDeps = { bus: deps.bus, subjects: deps.subjects, requestTimeoutMs: limits.requestTimeoutMs };
   // Delivery answers within delivery.sendTimeoutMs (it fails the send itself then); the extra
   // second covers the bus hops, so the edge never times out a send that delivery finishes.
@@ -205,7 +207,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   });
   registerOriginCheck(app, origins);
   registerDepthLimitedJson(app);
-  const httpDeps = { ...busDeps, authGate, trustedProxies, isHealthy: () => !drain.draining && deps.isHealthy() };
+  const httpDeps = { ...busDeps, authGate, identityRoles, trustedProxies, isHealthy: () => !drain.draining && deps.isHealthy() };
   registerRoutes(app, httpDeps);
   registerWebchat(app);
   void app.register(openaiSurface, { prefix: "/v1", ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
@@ -232,6 +234,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   const connectionDeps: ConnectionDeps = {
     registry,
     authGate,
+    identityRoles,
     logger,
     metrics: deps.metrics,
     events,

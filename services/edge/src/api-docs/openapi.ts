@@ -130,6 +130,7 @@ function errors(...statuses: number[]): Record<string, unknown> {
   const why: Record<number, string> = {
     400: "invalid request (the message names each bad field, e.g. body.messages)",
     401: "missing or wrong credentials",
+    403: "a proxy's or overlay network's user without control (gateway.auth.trustedProxy / gateway.overlay: roles, controlUsers)",
     413: "body over gateway.limits.maxBodyBytes",
     429: "too many failed authentication attempts from this address; see Retry-After",
     404: "no such model, endpoint or hook mapping",
@@ -142,7 +143,7 @@ function errors(...statuses: number[]): Record<string, unknown> {
   return Object.fromEntries(statuses.map((s) => [String(s), { description: why[s], content: json("HttpErrorBody") }]));
 }
 
-const AUTHED_ERRORS = [400, 401, 413, 429, 500, 503, 504];
+const AUTHED_ERRORS = [400, 401, 403, 413, 429, 500, 503, 504];
 
 /** A channel's webhook route: the platform's own request and answer, verified with its secret. */
 function webhookPath(withAccount: boolean): Record<string, unknown> {
@@ -202,7 +203,7 @@ export function buildOpenApi(): Record<string, unknown> {
         get: {
           operationId: "listModels",
           summary: "Every agent as an OpenAI model object.",
-          responses: { "200": { description: "the agents", content: json("ModelList") }, ...errors(401, 429) },
+          responses: { "200": { description: "the agents", content: json("ModelList") }, ...errors(401, 403, 429) },
         },
       },
       "/v1/models/{id}": {
@@ -210,7 +211,7 @@ export function buildOpenApi(): Record<string, unknown> {
           operationId: "getModel",
           summary: "One agent as an OpenAI model object (`id` or `agent:<id>`).",
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-          responses: { "200": { description: "the agent", content: json("Model") }, ...errors(401, 404, 429) },
+          responses: { "200": { description: "the agent", content: json("Model") }, ...errors(401, 403, 404, 429) },
         },
       },
       "/v1/chat/completions": {

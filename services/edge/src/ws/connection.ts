@@ -12,6 +12,7 @@ import {
 import type { Logger, Metrics, Tally } from "@gw/runtime";
 import type { AuthGate, Principal } from "../auth/auth-gate.js";
 import type { HeaderBag } from "../auth/client-address.js";
+import type { IdentityRoles } from "../auth/identity-roles.js";
 import { type Access, type EventFamily, eventFamily, mayReceive, methodsFor, seesErrorDetail } from "../auth/permissions.js";
 import { assertInHome, sessionHome } from "../auth/session-scope.js";
 import type { DeviceLinks } from "../devices/device-links.js";
@@ -27,6 +28,8 @@ import { isSlowConsumer, tooManyInFlight, type WsLimits } from "./limits.js";
 export interface ConnectionDeps {
   registry: MethodRegistry;
   authGate: AuthGate;
+  /** The roles a proxy's or overlay network's user may take. */
+  identityRoles: IdentityRoles;
   logger: Logger;
   metrics: Metrics;
   events: EventHub;
@@ -369,6 +372,8 @@ export class Connection implements EventTarget {
       { peerIp: upgrade.peerIp, host: upgrade.host, headers: upgrade.headers, credential, role: params.role },
       this.clientIp,
     );
+    // After the chain: a refused role is no failed credential, so the limiter never sees it.
+    this.deps.identityRoles.assertMayConnect(principal, params.role);
     const device = principal.device;
     if (device !== undefined && credential !== undefined) {
       const { links, registry } = this.deps.devices;
