@@ -160,10 +160,30 @@ export function describeFastStoreContract(name: string, factory: () => Promise<F
         );
       });
 
+      it("gives hits back within the window, never below what it holds, and drops the key at 0", async () => {
+        const key = uniqueName("back:");
+        const big = 2 ** 32;
+        const first = await store.counters.hit(key, 10_000, big + 3);
+        const back = await store.counters.giveBack(key, big - 1);
+        expect(back.count).toBe(4);
+        expect(back.resetInMs).toBeGreaterThan(0);
+        expect(back.resetInMs).toBeLessThanOrEqual(first.resetInMs);
+        // More than it holds (a hit from an earlier window): nothing changes.
+        expect((await store.counters.giveBack(key, 5)).count).toBe(4);
+        expect((await store.counters.giveBack(key)).count).toBe(3);
+        expect(await store.counters.giveBack(key, 3)).toEqual({ count: 0, resetInMs: 0 });
+        expect(await store.counters.peek(key)).toEqual({ count: 0, resetInMs: 0 });
+        // The window a later hit starts is a fresh one.
+        expect((await store.counters.hit(key, 5_000)).resetInMs).toBeGreaterThan(4_000);
+        expect(await store.counters.giveBack(uniqueName("none:"))).toEqual({ count: 0, resetInMs: 0 });
+      });
+
       it("rejects bad windows and increments", async () => {
         await expectGatewayError(store.counters.hit("k", 0), "INVALID_REQUEST");
         await expectGatewayError(store.counters.hit("k", 1_000, 0), "INVALID_REQUEST");
         await expectGatewayError(store.counters.hit("k", 1_000, 1.5), "INVALID_REQUEST");
+        await expectGatewayError(store.counters.giveBack("k", 0), "INVALID_REQUEST");
+        await expectGatewayError(store.counters.giveBack("k", -1), "INVALID_REQUEST");
       });
     });
 

@@ -30,6 +30,12 @@ export interface WindowCount {
 export interface CounterStore {
   /** Adds `by` (default 1) within a fixed window that the first hit starts. */
   hit(key: string, windowMs: number, by?: number): Promise<WindowCount>;
+  /**
+   * Takes `by` (default 1) back off the window's count when the count holds that much, else
+   * changes nothing (a give-back that comes after its window ended never drives a fresh count
+   * below zero). The key goes at 0. Returns the count as it then stands.
+   */
+  giveBack(key: string, by?: number): Promise<WindowCount>;
   peek(key: string): Promise<WindowCount>;
   reset(key: string): Promise<void>;
 }

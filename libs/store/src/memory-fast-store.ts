@@ -73,6 +73,16 @@ function memoryCounters(counts: ExpiringMap<number>, open: Guard): CounterStore 
       else counts.replace(key, current + step);
       return windowOf(counts, key);
     },
+    async giveBack(key, by) {
+      open();
+      const step = increment(by);
+      const current = counts.get(key);
+      if (current !== undefined && current >= step) {
+        if (current === step) counts.delete(key);
+        else counts.replace(key, current - step);
+      }
+      return windowOf(counts, key);
+    },
     async peek(key) {
       open();
       return windowOf(counts, key);

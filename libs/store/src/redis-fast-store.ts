@@ -14,6 +14,7 @@ import { durationMs, increment } from "./fast-store-args.js";
 import { groupBySlot } from "./key-slot.js";
 import { connectRedis, type RedisClient, type RedisErrorSink } from "./redis-connect.js";
 import {
+  COUNTER_GIVE_BACK,
   COUNTER_HIT,
   COUNTER_PEEK,
   IDEM_ABANDON,
@@ -95,6 +96,10 @@ function redisCounters({ client, key, guard }: Ctx): CounterStore {
       return guard(async () =>
         parseWindow(await runScript(client, COUNTER_HIT, [key("ctr", k)], [ttl, step])),
       );
+    },
+    async giveBack(k, by) {
+      const step = increment(by);
+      return guard(async () => parseWindow(await runScript(client, COUNTER_GIVE_BACK, [key("ctr", k)], [step])));
     },
     peek: (k) => guard(async () => parseWindow(await runScript(client, COUNTER_PEEK, [key("ctr", k)], []))),
     async reset(k) {

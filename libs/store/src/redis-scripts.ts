@@ -31,6 +31,22 @@ if ttl < 0 then
 end
 return {count, ttl}`;
 
+/**
+ * Takes ARGV[1] back only when the count holds that much; deletes the key at 0. Returns {count,
+ * pttl}. SET (KEEPTTL), not DECRBY: a keyspace watcher then tells give-backs ("set") from hits
+ * ("incrby", which DECRBY reports too).
+ */
+export const COUNTER_GIVE_BACK = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+local step = tonumber(ARGV[1])
+if count < step then return {count, redis.call('PTTL', KEYS[1])} end
+if count == step then
+  redis.call('DEL', KEYS[1])
+  return {0, 0}
+end
+redis.call('SET', KEYS[1], string.format('%d', count - step), 'KEEPTTL')
+return {count - step, redis.call('PTTL', KEYS[1])}`;
+
 /** Returns {count, pttl}, or {0, 0} when the window is over. */
 export const COUNTER_PEEK = `
 local count = redis.call('GET', KEYS[1])

@@ -15,7 +15,7 @@ export const FUZZ_TOKEN = "fuzz-token-0123456789";
 /** Every call that would change the fast store, by `store.method`. */
 export type WriteLog = string[];
 
-const WRITE_METHODS = new Set(["begin", "complete", "abandon", "hit", "reset", "add", "remove", "set", "delete", "acquire", "renew", "release"]);
+const WRITE_METHODS = new Set(["begin", "complete", "abandon", "hit", "giveBack", "reset", "add", "remove", "set", "delete", "acquire", "renew", "release"]);
 
 function recordWrites<T extends object>(name: string, target: T, writes: WriteLog): T {
   return new Proxy(target, {

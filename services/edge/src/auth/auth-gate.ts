@@ -3,6 +3,7 @@ import type { DeviceIdentity } from "../devices/device-registry.js";
 import {
   type AuthAttempt,
   type AuthMethod,
+  type AuthResult,
   type AuthSettings,
   authenticate,
   type DeviceTokenVerifier,
@@ -32,15 +33,23 @@ export class AuthGate {
 
   /**
    * Every failure counts toward the client IP's limit, a guessed device token as much as a
-   * guessed bearer token. A store that cannot be read is UNAVAILABLE, not a failure.
+   * guessed bearer token. A store that cannot be read is UNAVAILABLE, not a failure. A presented
+   * secret is checked only within the IP's budget (FailedAuthLimiter.check), so requests
+   * arriving together cannot all be checked before the first failure is counted. An attempt
+   * with no secret (loopback, a proxy's identity header) guesses nothing and holds no slot; its
+   * failure still counts.
    */
   async authorize(attempt: AuthAttempt, clientIp: string): Promise<Principal> {
-    this.limiter.assertAllowed(clientIp);
-    const result = await authenticate(this.settings, attempt, this.devices);
-    if (!result.ok) {
-      await this.limiter.recordFailure(clientIp);
-      throw new GatewayError("UNAUTHORIZED", `authentication failed: ${result.reason}`);
+    const run = () => authenticate(this.settings, attempt, this.devices);
+    let result: AuthResult;
+    if (attempt.credential === undefined) {
+      this.limiter.assertAllowed(clientIp);
+      result = await run();
+      if (!result.ok) await this.limiter.recordFailure(clientIp);
+    } else {
+      result = await this.limiter.check(clientIp, run, (r) => !r.ok);
     }
+    if (!result.ok) throw new GatewayError("UNAUTHORIZED", `authentication failed: ${result.reason}`);
     const principal: Principal = { method: result.method, clientIp };
     if (result.user !== undefined) principal.user = result.user;
     if (result.device !== undefined) principal.device = result.device;

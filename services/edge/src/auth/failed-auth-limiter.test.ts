@@ -59,6 +59,36 @@ describe("FailedAuthLimiter", () => {
     expect(codeOf(() => deaf.assertAllowed("10.0.0.3"))).toBe("RATE_LIMITED");
   });
 
+  it("refuses a check waiting for its turn as soon as the IP is blocked elsewhere", async () => {
+    const l = limiter();
+    const ip = "10.0.0.5";
+    await l.recordFailure(ip);
+    await l.recordFailure(ip); // one failure left: one check at a time
+    let finish!: (ok: boolean) => void;
+    const first = l.check(ip, () => new Promise<boolean>((resolve) => (finish = resolve)), (ok) => !ok);
+    const second = l.check(ip, async () => true, (ok) => !ok);
+    await waitFor(() => finish);
+    bus.publish(subjects.broadcast("auth.blocked"), AuthBlocked.encode({ clientIp: ip, blockedForMs: 30_000 }).finish());
+    await expect(second).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    finish(true);
+    expect(await first).toBe(true);
+  });
+
+  it("waits for other edges' checks that hold the budget, then refuses without checking", async () => {
+    const l = limiter();
+    const ip = "10.0.0.6";
+    await l.recordFailure(ip);
+    await store.counters.hit(`authfail:${ip}`, LIMITS.windowMs, 2 ** 32 * 2); // two checks under way elsewhere
+    let checked = false;
+    const started = Date.now();
+    const refused = l.check(ip, async () => (checked = true), () => false);
+    await expect(refused).rejects.toMatchObject({ code: "RATE_LIMITED", details: { retryAfterSeconds: 1 } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(checked).toBe(false);
+    // Each try gave its slot back.
+    await waitFor(async () => ((await store.counters.peek(`authfail:${ip}`)).count === 2 ** 32 * 2 + 1 ? true : undefined));
+  });
+
   it("ignores undecodable broadcasts and lets blocks lapse", async () => {
     const l = limiter();
     bus.publish(subjects.broadcast("auth.blocked"), new Uint8Array([0xff, 0xff, 0xff]));

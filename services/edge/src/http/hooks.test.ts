@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createSubjects, InProcessBus, serveRpc } from "@gw/bus";
 import { defaultConfig, type DeepPartial, type GatewayConfigInput } from "@gw/config";
 import {
@@ -43,8 +44,11 @@ const accepted = (over: Partial<HookAccepted>): HookAccepted => ({
   ...over,
 });
 
-/** A real edge with hooks enabled and a stand-in hooks service that records what reaches it. */
-async function start(overrides: DeepPartial<GatewayConfigInput> = {}): Promise<Started> {
+/**
+ * A real edge with hooks enabled and a stand-in hooks service that records what reaches it.
+ * `counterDelayMs` makes every failed-auth counter call as slow as a Redis round trip that long.
+ */
+async function start(overrides: DeepPartial<GatewayConfigInput> = {}, counterDelayMs = 0): Promise<Started> {
   const config = defaultConfig({
     gateway: { auth: { token: GATEWAY_TOKEN }, limits: { failedAuthMax: 5 } },
     ...overrides,
@@ -58,7 +62,13 @@ async function start(overrides: DeepPartial<GatewayConfigInput> = {}): Promise<S
   });
   const bus = new InProcessBus();
   const subjects = createSubjects();
-  const fastStore = createMemoryFastStore();
+  const memory = createMemoryFastStore();
+  const slow = <A extends unknown[], R>(op: (...args: A) => Promise<R>) => async (...args: A) => {
+    await sleep(counterDelayMs);
+    return op(...args);
+  };
+  const { counters } = memory;
+  const fastStore = { ...memory, counters: { ...counters, hit: slow(counters.hit), giveBack: slow(counters.giveBack) } };
   const runQueue = new InProcessRunQueue();
   const seen: Seen = { wake: [], agent: [], mapping: [] };
   const served = [
@@ -198,6 +208,32 @@ describe("the hooks plugin at the edge", () => {
     expect(blocked.status).toBe(429);
     expect(blocked.headers["retry-after"]).toMatch(/^\d+$/);
     expect(seen).toEqual({ wake: [], agent: [], mapping: [] });
+  });
+
+  it("checks at most failedAuthMax of many wrong hook tokens arriving together, and refuses the right one among them", async () => {
+    started = await start({}, 20);
+    const { edge, seen } = started;
+    const from = "127.0.0.22";
+    const tokens = [...Array.from({ length: 30 }, (_, i) => `wrong-${i}`), HOOK_TOKEN];
+    const answers = await Promise.all(
+      tokens.map((token) => post(edge, "/hooks/wake", { from, headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ text: "x" }) })),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    expect(statuses[30]).toBe(429);
+    expect(seen.wake).toEqual([]);
+  });
+
+  it("compares query values with the token only once the header holds it (else each would be an uncounted guess)", async () => {
+    started = await start();
+    const { edge, seen } = started;
+    const from = "127.0.0.23";
+    const guessing = await post(edge, `/hooks/wake?a=guess&b=${HOOK_TOKEN}`, { from, body: JSON.stringify({ text: "x" }) });
+    expect([guessing.status, errorType(guessing)]).toEqual([401, "authentication_error"]);
+    const careless = await post(edge, `/hooks/wake?b=${HOOK_TOKEN}`, { from, headers: bearer, body: JSON.stringify({ text: "x" }) });
+    expect([careless.status, errorType(careless)]).toEqual([400, "invalid_request_error"]);
+    expect(seen.wake).toEqual([]);
   });
 
   it("refuses a token in the query string, even the right one", async () => {

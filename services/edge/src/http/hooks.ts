@@ -40,10 +40,17 @@ function presentedToken(request: FastifyRequest): string | undefined {
 }
 
 /** A token in the URL ends up in access logs and browser history: refused even when right. */
+function urlNamesToken(url: URLSearchParams): boolean {
+  for (const name of url.keys()) if (name.toLowerCase() === "token") return true;
+  return false;
+}
+
+/**
+ * The hook token under any other name. Asked only of a caller whose header already proved it
+ * knows the token: before that, every query value would be one more guess the limiter never sees.
+ */
 function urlCarriesToken(url: URLSearchParams, token: string): boolean {
-  for (const [name, value] of url) {
-    if (name.toLowerCase() === "token" || (value !== "" && secretEquals(value, token))) return true;
-  }
+  for (const value of url.values()) if (value !== "" && secretEquals(value, token)) return true;
   return false;
 }
 
@@ -95,7 +102,7 @@ function answer(reply: FastifyReply, accepted: HookAccepted): FastifyReply {
  * SPEC §4.2 hook endpoints under `hooks.path`, as one encapsulated plugin with its own
  * credential, body limit and body parser: `POST <path>/wake`, `POST <path>/agent` and
  * `POST <path>/<mapping>`. Only the hook token opens them (SPEC §5), in a header, compared in
- * constant time; failures count toward the failed-auth limiter like every other surface. The
+ * constant time within the client IP's failed-auth budget like every other surface. The
  * body is read only after that: declared oversize is 413 at once, and a body that turns out
  * larger is cut off at the limit (413) before it is parsed. The hooks service does the rest.
  */
@@ -110,14 +117,14 @@ export function registerHooks(app: FastifyInstance, deps: HooksHttpDeps): void {
   const authenticate = async (request: FastifyRequest) => {
     const clientIp = deps.trustedProxies.clientIp(request.socket.remoteAddress, request.headers);
     deps.limiter.assertAllowed(clientIp);
-    if (urlCarriesToken(queryOf(request), token)) {
-      throw new GatewayError("INVALID_REQUEST", "the hook token is accepted only in the Authorization or X-Gateway-Token header, never in the URL");
-    }
+    const query = queryOf(request);
+    const inUrl = () =>
+      new GatewayError("INVALID_REQUEST", "the hook token is accepted only in the Authorization or X-Gateway-Token header, never in the URL");
+    if (urlNamesToken(query)) throw inUrl();
     const presented = presentedToken(request);
-    if (presented === undefined || !secretEquals(presented, token)) {
-      await deps.limiter.recordFailure(clientIp);
-      throw new GatewayError("UNAUTHORIZED", "authentication failed: missing or wrong hook token");
-    }
+    const right = await deps.limiter.check(clientIp, async () => presented !== undefined && secretEquals(presented, token), (ok) => !ok);
+    if (!right) throw new GatewayError("UNAUTHORIZED", "authentication failed: missing or wrong hook token");
+    if (urlCarriesToken(query, token)) throw inUrl();
   };
 
   const admit = async (request: FastifyRequest) => {
