@@ -1,7 +1,7 @@
 import type { GatewayConfig } from "@gw/config";
 import { type AgentIdentity, type AgentSummary, GatewayError } from "@gw/contracts";
 
-type AgentConfig = GatewayConfig["agents"]["list"][number];
+export type AgentConfig = GatewayConfig["agents"]["list"][number];
 
 /** The configured agents, looked up by id; the default agent answers for an empty id. */
 export class AgentDirectory {
@@ -22,6 +22,11 @@ export class AgentDirectory {
       model: a.model,
       description: a.description,
     }));
+  }
+
+  /** The agent configured under `agentId`, if any ("" finds none). */
+  find(agentId: string): AgentConfig | undefined {
+    return this.byId.get(agentId);
   }
 
   get(agentId: string): AgentConfig {

@@ -158,6 +158,32 @@ describe.each(MODES)("sessions over WebSocket (%s)", (mode) => {
     await expect(watcher.next(low, 500)).rejects.toThrow(/no matching frame/);
   });
 
+  it("answers with the agent the session was patched to when a run names none", async () => {
+    const key = newKey("slack");
+    await say(key, "before the patch");
+    await ok(control, "sessions.patch", { key, agentId: "ops" });
+    await say(key, "after the patch");
+    const newest = async () => ((await ok(control, "sessions.preview", { key, limit: 1 })).messages as Array<Record<string, unknown>>)[0];
+    // SPEC §2: the preview's sender is the answering agent's display name.
+    expect(await newest()).toMatchObject({ role: "assistant", sender: "Ops", body: "after the patch" });
+    const all = (await ok(control, "sessions.preview", { key })).messages as Array<Record<string, unknown>>;
+    expect(all.at(-2)).toMatchObject({ role: "assistant", sender: "Main" });
+    // A run that names its agent still gets that one.
+    await say(key, "named", "main");
+    expect(await newest()).toMatchObject({ role: "assistant", sender: "Main" });
+  });
+
+  it("refuses a model whose provider is not configured and leaves the session as it was", async () => {
+    const key = newKey("slack");
+    await say(key, "hi");
+    const before = await ok(control, "sessions.preview", { key });
+    const res = await control.request("sessions.patch", { key, model: "nosuch/x" });
+    expect(res.error).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringMatching(/params\.model.*"nosuch"/) });
+    await expect(sessionEvent(control, "session.updated", key, 500)).rejects.toThrow(/no matching frame/);
+    expect(await ok(control, "sessions.preview", { key })).toEqual(before);
+    expect(await ok(control, "sessions.patch", { key, model: "fake-openai/gpt-test" })).toMatchObject({ updated: true });
+  });
+
   it("resets the history and keeps the session", async () => {
     const key = newKey("signal");
     await say(key, "one");

@@ -4,8 +4,11 @@ import type { SessionRepository } from "./repository.js";
 import type { SessionEvents } from "./session-events.js";
 import type { SessionMeta, StoredEntry } from "./model.js";
 
-/** Writes the summary that replaces `older` entries when a session is compacted. */
-export type Summarizer = (meta: SessionMeta, older: StoredEntry[]) => Promise<string>;
+/**
+ * Writes the summary that replaces `older` entries when a session is compacted, by `deadline`
+ * (the caller's, ms since the epoch) at the latest.
+ */
+export type Summarizer = (meta: SessionMeta, older: StoredEntry[], deadline: number) => Promise<string>;
 
 /** What every sessions handler is given; one object, built once by the composition root. */
 export interface SessionsDeps {

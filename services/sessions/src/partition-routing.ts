@@ -1,6 +1,18 @@
-import { type Bus, callRpc, NoServiceAnswers, type RpcDefinition, type Subjects, serveRpc, type Unsubscribe } from "@gw/bus";
+import {
+  type Bus,
+  callRpc,
+  NoServiceAnswers,
+  type RequestContext,
+  type RpcDefinition,
+  type Subjects,
+  serveRpc,
+  type Unsubscribe,
+} from "@gw/bus";
 import { partitionOf } from "./partition.js";
 import { PartitionOwners } from "./partition-owners.js";
+
+/** Serves one keyed request; `ctx.deadline` is the original caller's, also when passed on to the owner. */
+export type KeyedHandler<Req, Res> = (req: Req, ctx: RequestContext) => Promise<Res>;
 
 /** A sessions RPC about one session: its partition follows from the request's key. */
 export interface KeyedRpc {
@@ -42,22 +54,22 @@ export class PartitionRouter {
     this.owners = new PartitionOwners({ ...deps, onChange: (owned) => this.follow(owned) });
   }
 
-  keyed<Req extends { key: string }, Res>(def: RpcDefinition<Req, Res>, handle: (req: Req) => Promise<Res>): KeyedRpc {
+  keyed<Req extends { key: string }, Res>(def: RpcDefinition<Req, Res>, handle: KeyedHandler<Req, Res>): KeyedRpc {
     const { bus, subjects, partitions } = this.deps;
     const route: KeyedRpc = {
       serve: () =>
         serveRpc(bus, subjects, def, async (req, ctx) => {
           const p = partitionOf(req.key, partitions);
-          if (this.owners.owns(p)) return handle(req);
+          if (this.owners.owns(p)) return handle(req, ctx);
           try {
             return await callRpc(bus, subjects, partitionDef(def, p), req, { timeoutMs: Math.max(1, ctx.deadline - Date.now()) });
           } catch (err) {
             // Nobody listens there right now: the request ran nowhere, so it runs here.
-            if (err instanceof NoServiceAnswers) return handle(req);
+            if (err instanceof NoServiceAnswers) return handle(req, ctx);
             throw err;
           }
         }),
-      servePartition: (p) => serveRpc(bus, subjects, partitionDef(def, p), (req) => handle(req)),
+      servePartition: (p) => serveRpc(bus, subjects, partitionDef(def, p), (req, ctx) => handle(req, ctx)),
     };
     this.routes.push(route);
     return route;

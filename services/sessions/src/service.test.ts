@@ -73,13 +73,15 @@ describe("sessions service over the bus", () => {
       call(RPC.sessionsList, { agentId: "", limit: 501, offset: 0 }),
       call(RPC.sessionsPreview, { key: "web:x", limit: 201 }),
       call(RPC.sessionsPatch, { key: "web:x", agentId: "", model: "", thinking: "extended" }),
+      // Well formed, but no provider "nosuch" is configured: every run would fail on it.
+      call(RPC.sessionsPatch, { key: "web:x", agentId: "", model: "nosuch/x", thinking: "" }),
     ];
     for (const p of bad) await expect(p).rejects.toMatchObject({ code: "INVALID_REQUEST" });
     await expect(call(RPC.sessionsAppend, { key: "web:x", agentId: "ghost", entries: [] })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("summarises through the runner for real models and falls back to the extractive summary", async () => {
-    await call(RPC.sessionsAppend, { key: "web:s", agentId: "smart", entries: Array.from({ length: 12 }, (_, i) => user(`line ${i}.`)) });
+    await call(RPC.sessionsAppend, { key: "web:s", agentId: "smart", entries: Array.from({ length: 12 }, (_, i) => user(`line ${i}. ${"More words. ".repeat(5)}`)) });
     // No runner serves agent.summarize yet: the extractive summary is used.
     await call(RPC.sessionsCompact, { key: "web:s" });
     let history = await call(RPC.sessionsHistory, { key: "web:s", agentId: "", limit: 0, create: false });

@@ -7,7 +7,7 @@ import { compactSession } from "./ops/compaction.js";
 import { AgentCatalog } from "./agents.js";
 import type { SessionsDeps, Summarizer } from "./deps.js";
 import { EncodedPreviews } from "./ops/encoded-previews.js";
-import { PartitionRouter } from "./partition-routing.js";
+import { type KeyedHandler, PartitionRouter } from "./partition-routing.js";
 import type { SessionRepository } from "./repository.js";
 import { SessionEvents } from "./session-events.js";
 import { listSessions, previewSession, readHistory } from "./ops/reads.js";
@@ -44,7 +44,7 @@ export function startSessionsService(d: SessionsServiceDeps): SessionsService {
   const deps: SessionsDeps = {
     repo: d.repo,
     events: new SessionEvents(d),
-    agents: new AgentCatalog(d.config.agents),
+    agents: new AgentCatalog(d.config.agents, d.config.models.providers),
     summarize: d.summarize ?? createSummarizer({ ...d, timeoutMs: d.config.gateway.limits.requestTimeoutMs / 2 }),
     previews: new EncodedPreviews(),
     now: d.now ?? Date.now,
@@ -56,7 +56,7 @@ export function startSessionsService(d: SessionsServiceDeps): SessionsService {
       ? undefined
       : new PartitionRouter({ bus, subjects, partitions: d.partitions, onOwned: (owned) => d.repo.own?.(owned) });
   /** A request about one session: served here, or by its partition's owner when there are partitions. */
-  const keyed = <Req extends { key: string }, Res>(def: RpcDefinition<Req, Res>, handle: (req: Req) => Promise<Res>) =>
+  const keyed = <Req extends { key: string }, Res>(def: RpcDefinition<Req, Res>, handle: KeyedHandler<Req, Res>) =>
     router ? router.keyed(def, handle).serve() : serveRpc(bus, subjects, def, handle);
   const stops: Unsubscribe[] = [
     keyed(RPC.sessionsAppend, (req) => appendEntries(deps, req)),
@@ -66,7 +66,7 @@ export function startSessionsService(d: SessionsServiceDeps): SessionsService {
     keyed(RPC.sessionsPatch, (req) => patchSession(deps, req)),
     keyed(RPC.sessionsReset, (req) => resetSession(deps, req.key)),
     keyed(RPC.sessionsDelete, (req) => deleteSession(deps, req.key)),
-    keyed(RPC.sessionsCompact, (req) => compactSession(deps, req.key)),
+    keyed(RPC.sessionsCompact, (req, ctx) => compactSession(deps, req.key, ctx.deadline)),
   ];
   router?.start();
   return {

@@ -10,7 +10,7 @@ import type {
   ToolSpec,
 } from "../providers/model-provider.js";
 import type { ToolContext, ToolRegistry } from "../tools/tool-registry.js";
-import { answerEveryCall } from "./conversation.js";
+import { pairToolTurns } from "./conversation.js";
 import type { RunEventPublisher } from "./run-event-publisher.js";
 
 export interface LoopInput {
@@ -76,7 +76,7 @@ async function modelTurn(input: LoopInput, added: ChatMessage[], round: number, 
   const request = {
     model: input.model,
     system: input.system,
-    messages: answerEveryCall([...input.history, ...added]),
+    messages: pairToolTurns([...input.history, ...added]),
     tools: [...input.tools.specs(input.toolAllow), ...(input.clientTools ?? [])],
     thinking: input.thinking,
     ...(round === 0 && input.toolChoice ? { toolChoice: input.toolChoice } : {}),

@@ -1,7 +1,7 @@
 import type { RunHistoryMessage } from "@gw/contracts";
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "../providers/model-provider.js";
-import { answerEveryCall, fromRunMessage, pendingCalls, toolResultTurn, UNANSWERED_CALL } from "./conversation.js";
+import { fromRunMessage, pairToolTurns, pendingCalls, toolResultTurn, UNANSWERED_CALL } from "./conversation.js";
 
 const calls = (...ids: string[]) => ids.map((id) => ({ id, name: "get_weather", input: {} }));
 const result = (id: string): ChatMessage => ({ role: "tool", toolCallId: id, name: "get_weather", content: `r${id}` });
@@ -13,7 +13,7 @@ const wire = (m: Partial<RunHistoryMessage> & { role: string }): RunHistoryMessa
   ...m,
 });
 
-describe("answerEveryCall", () => {
+describe("pairToolTurns", () => {
   it("adds a result for each call that has none, after the results that came, and leaves the rest alone", () => {
     const messages: ChatMessage[] = [
       { role: "user", content: "q" },
@@ -22,7 +22,7 @@ describe("answerEveryCall", () => {
       { role: "user", content: "never mind" },
       { role: "assistant", content: "ok" },
     ];
-    expect(answerEveryCall(messages)).toEqual([
+    expect(pairToolTurns(messages)).toEqual([
       messages[0],
       messages[1],
       result("a"),
@@ -31,7 +31,30 @@ describe("answerEveryCall", () => {
       messages[4],
     ]);
     const whole: ChatMessage[] = [{ role: "assistant", content: "", toolCalls: calls("a") }, result("a")];
-    expect(answerEveryCall(whole)).toEqual(whole);
+    expect(pairToolTurns(whole)).toEqual(whole);
+  });
+
+  it("leaves out tool results whose call is not in the assistant turn right before them", () => {
+    const messages: ChatMessage[] = [
+      // The history began inside an exchange: its call was summarised away.
+      result("cut"),
+      { role: "user", content: "q" },
+      { role: "assistant", content: "", toolCalls: calls("a") },
+      result("a"),
+      result("a"),
+      result("b"),
+      { role: "assistant", content: "done" },
+      // An answer to call "a" after the turn moved on answers nothing here.
+      result("a"),
+      { role: "user", content: "next" },
+    ];
+    expect(pairToolTurns(messages)).toEqual([
+      messages[1],
+      messages[2],
+      result("a"),
+      messages[6],
+      messages[8],
+    ]);
   });
 });
 

@@ -5,26 +5,28 @@ import type { ChatMessage, ToolCall } from "../providers/model-provider.js";
 export const UNANSWERED_CALL = "error: the client sent no result for this tool call";
 
 /**
- * Every provider refuses a conversation in which an assistant's tool call has no result right
- * after it. A client may leave its tool calls unanswered (it asks something else instead):
- * this puts a result saying so after the tool results that did come, leaving the stored
- * conversation as it was.
+ * OpenAI and Anthropic refuse a conversation in which an assistant's tool call has no result
+ * right after it, or a tool result answers no call of the assistant turn right before it. A
+ * client may leave its tool calls unanswered (it asks something else instead): this puts a
+ * result saying so after the tool results that did come. A result whose call is gone (a history
+ * cut inside a tool exchange, stored before compaction and the history limit kept exchanges
+ * whole) is left out. The stored conversation stays as it was.
  */
-export function answerEveryCall(messages: ChatMessage[]): ChatMessage[] {
+export function pairToolTurns(messages: ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
+    if (message.role === "tool") continue;
     out.push(message);
     if (message.role !== "assistant" || !message.toolCalls?.length) continue;
-    const answered = new Set<string>();
+    const open = new Map(message.toolCalls.map((call) => [call.id, call]));
     while (messages[i + 1]?.role === "tool") {
       const result = messages[++i] as Extract<ChatMessage, { role: "tool" }>;
-      answered.add(result.toolCallId);
-      out.push(result);
+      // A second result for one call, or one for a call of another turn, would be refused too.
+      if (open.delete(result.toolCallId)) out.push(result);
     }
-    for (const call of message.toolCalls)
-      if (!answered.has(call.id))
-        out.push({ role: "tool", toolCallId: call.id, name: call.name, content: UNANSWERED_CALL, isError: true });
+    for (const call of open.values())
+      out.push({ role: "tool", toolCallId: call.id, name: call.name, content: UNANSWERED_CALL, isError: true });
   }
   return out;
 }

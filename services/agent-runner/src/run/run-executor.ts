@@ -3,7 +3,7 @@ import type { GatewayConfig } from "@gw/config";
 import type { RunRecord, RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { RunRegistry } from "@gw/runs";
-import type { AgentDirectory } from "../agent-directory.js";
+import type { AgentConfig, AgentDirectory } from "../agent-directory.js";
 import type { Thinking } from "../providers/model-provider.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
@@ -70,22 +70,25 @@ interface SessionLock {
   held: boolean;
 }
 
-async function loadLocked(
-  deps: ExecutorDeps,
-  req: RunRequest,
-  agentId: string,
-  lock: SessionLock,
-  signal: AbortSignal,
-): Promise<SessionView> {
+async function loadLocked(deps: ExecutorDeps, req: RunRequest, lock: SessionLock, signal: AbortSignal): Promise<SessionView> {
   // Runs on one session take turns, others run in parallel.
   await deps.locks.acquire(req.sessionKey, req.runId, signal);
   lock.held = true;
-  return deps.sessions.load(req.sessionKey, agentId, signal);
+  // A new session is bound to the requested agent ("": the default).
+  return deps.sessions.load(req.sessionKey, req.agentId, signal);
 }
 
 /** A stateless run's conversation comes with the request; there is no session to read or lock. */
 function ephemeralSession(req: RunRequest): SessionView {
-  return { model: "", thinking: "", summary: "", messages: req.history.map(fromRunMessage) };
+  return { agentId: "", model: "", thinking: "", summary: "", messages: req.history.map(fromRunMessage) };
+}
+
+/**
+ * The agent that answers: the requested one, else the one bound to the session (SPEC §2;
+ * sessions.patch moves it), else the default (also for a session whose agent was since removed).
+ */
+function answeringAgent(deps: ExecutorDeps, requested: AgentConfig | undefined, session: SessionView): AgentConfig {
+  return requested ?? deps.directory.find(session.agentId) ?? deps.directory.get("");
 }
 
 /** `confirmed` settles once the claim is read: tools and session writes wait for it. */
@@ -99,9 +102,11 @@ async function execute(
   facts: RunFacts,
 ): Promise<LoopResult> {
   if (req.deliver) await deps.delivery.check(req);
-  const agent = deps.directory.get(req.agentId);
+  // An unknown agent fails the run before it waits for the session.
+  const requested = req.agentId === "" ? undefined : deps.directory.get(req.agentId);
+  const session = req.ephemeral ? ephemeralSession(req) : await loadLocked(deps, req, lock, signal);
+  const agent = answeringAgent(deps, requested, session);
   facts.agentId = agent.id;
-  const session = req.ephemeral ? ephemeralSession(req) : await loadLocked(deps, req, agent.id, lock, signal);
   const thinking = asThinking(req.thinking) ?? asThinking(session.thinking);
   if (thinking) events.emit("lifecycle", { phase: "thinking" });
   facts.model = req.model || session.model || agent.model;

@@ -1,7 +1,8 @@
 import { createSubjects, InProcessBus } from "@gw/bus";
-import { RPC } from "@gw/contracts";
+import { RPC, type SessionEntry } from "@gw/contracts";
 import { describe, expect, it } from "vitest";
-import { messageToEntry, SessionClient } from "./session-client.js";
+import type { ChatMessage } from "../providers/model-provider.js";
+import { entriesToMessages, messageToEntry, SessionClient } from "./session-client.js";
 
 const subjects = createSubjects("t");
 
@@ -36,5 +37,27 @@ describe("messageToEntry", () => {
   it("names the tool for a tool result", () => {
     const entry = messageToEntry({ role: "tool", toolCallId: "c1", name: "time.now", content: "{}" }, "r1", senders);
     expect(entry).toMatchObject({ role: "tool", sender: "time.now" });
+  });
+});
+
+describe("entriesToMessages", () => {
+  const senders = { user: "Ada", assistant: "Main" };
+  const stored = (messages: ChatMessage[]): SessionEntry[] =>
+    messages.map((m, i) => ({ ...messageToEntry(m, "r1", senders), id: `e${i}`, parentId: "", timestamp: 0, kind: "message" }));
+  const call = (id: string): ChatMessage => ({ role: "assistant", content: "", toolCalls: [{ id, name: "time.now", input: {} }] });
+  const result = (id: string): ChatMessage => ({ role: "tool", toolCallId: id, name: "time.now", content: `at ${id}` });
+
+  it("replays a whole tool exchange as it was stored", () => {
+    const exchange = [{ role: "user", content: "time?" } as const, call("c1"), result("c1"), { role: "assistant", content: "noon" } as const];
+    expect(entriesToMessages(stored(exchange)).messages).toEqual(exchange);
+  });
+
+  it("leaves out tool results whose call was cut off by the history limit", () => {
+    // The newest entries began after the call: a provider refuses its results.
+    const tail = [result("c1"), result("c2"), { role: "assistant", content: "two times" } as const, { role: "user", content: "again" } as const];
+    expect(entriesToMessages(stored(tail)).messages).toEqual(tail.slice(2));
+    // A result after the turn moved on answers a call no longer there, even with a reused id.
+    const later = [call("c1"), result("c1"), { role: "user", content: "hm" } as const, result("c1")];
+    expect(entriesToMessages(stored(later)).messages).toEqual(later.slice(0, 3));
   });
 });

@@ -4,6 +4,8 @@ import { z } from "zod";
 import type { ChatMessage } from "../providers/model-provider.js";
 
 export interface SessionView {
+  /** The agent bound to the session (SPEC §2; sessions.patch moves it); "" without a session. */
+  agentId: string;
   /** The session's own model/thinking ("" when unset), e.g. from sessions.patch. */
   model: string;
   thinking: string;
@@ -33,17 +35,26 @@ function readMeta(entry: SessionEntry): EntryMeta {
   }
 }
 
-/** A history branch as provider-neutral messages; tool turns replay through their meta. */
+/**
+ * A history branch as provider-neutral messages; tool turns replay through their meta. The
+ * newest `historyLimit` entries may begin inside a tool exchange: a result whose call was cut
+ * off is left out, since providers refuse a tool result without its call.
+ */
 export function entriesToMessages(entries: SessionEntry[]): { summary: string; messages: ChatMessage[] } {
   const messages: ChatMessage[] = [];
   const summaries: string[] = [];
+  // The calls of the latest assistant turn: the only ones a tool result here can answer.
+  let called = new Set<string>();
   for (const entry of entries) {
     const meta = readMeta(entry);
     if (entry.kind === "summary" || entry.role === "system") summaries.push(entry.body);
-    else if (entry.role === "user") messages.push({ role: "user", content: entry.body });
-    else if (entry.role === "assistant")
+    else if (entry.role === "user") {
+      called = new Set();
+      messages.push({ role: "user", content: entry.body });
+    } else if (entry.role === "assistant") {
+      called = new Set((meta.toolCalls ?? []).map((call) => call.id));
       messages.push({ role: "assistant", content: entry.body, ...(meta.toolCalls?.length ? { toolCalls: meta.toolCalls } : {}) });
-    else if (entry.role === "tool" && meta.toolCallId)
+    } else if (entry.role === "tool" && meta.toolCallId && called.has(meta.toolCallId))
       messages.push({ role: "tool", toolCallId: meta.toolCallId, name: meta.name ?? "", content: entry.body, isError: meta.isError });
   }
   return { summary: summaries.join("\n\n"), messages };
@@ -100,6 +111,7 @@ export class SessionClient {
   /**
    * The session's history. `signal` (the run's) cuts the wait short: a read whose reply was lost
    * in a NATS restart would otherwise hold the run for the whole request timeout, past its own.
+   * A session this creates is bound to `agentId` ("": the default agent).
    */
   async load(key: string, agentId: string, signal?: AbortSignal): Promise<SessionView> {
     const read = callRpc(
@@ -110,7 +122,8 @@ export class SessionClient {
       { timeoutMs: this.deps.timeoutMs },
     );
     const res = await (signal === undefined ? read : untilAborted(read, signal));
-    return { model: res.session?.model ?? "", thinking: res.session?.thinking ?? "", ...entriesToMessages(res.entries) };
+    const { session } = res;
+    return { agentId: session?.agentId ?? "", model: session?.model ?? "", thinking: session?.thinking ?? "", ...entriesToMessages(res.entries) };
   }
 
   async append(key: string, agentId: string, entries: NewSessionEntry[]): Promise<void> {

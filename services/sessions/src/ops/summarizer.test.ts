@@ -32,6 +32,9 @@ const meta = (model: string): SessionMeta => ({
   historySeq: 0,
 });
 
+/** A caller's deadline a few seconds away. */
+const soon = () => Date.now() + 5_000;
+
 describe("createSummarizer", () => {
   let bus: InProcessBus;
   let lines: string[];
@@ -54,7 +57,7 @@ describe("createSummarizer", () => {
 
   it("uses the runner's model summary when one answers", async () => {
     serveRpc(bus, subjects, RPC.agentSummarize, (req) => ({ summary: `${req.agentId}/${req.model}: ${req.entries.length} entries, ${req.maxChars} chars` }));
-    expect(await summarizer()(meta("openai/gpt"), older)).toBe("smart/openai/gpt: 3 entries, 4000 chars");
+    expect(await summarizer()(meta("openai/gpt"), older, soon())).toBe("smart/openai/gpt: 3 entries, 4000 chars");
     expect(lines).toEqual([]);
   });
 
@@ -64,7 +67,7 @@ describe("createSummarizer", () => {
       asked = true;
       return { summary: "model" };
     });
-    expect(await summarizer()(meta("builtin/echo"), older)).toBe(extractiveSummary(older));
+    expect(await summarizer()(meta("builtin/echo"), older, soon())).toBe(extractiveSummary(older));
     expect(asked).toBe(false);
   });
 
@@ -73,13 +76,20 @@ describe("createSummarizer", () => {
     ["an empty summary", () => Promise.resolve({ summary: "  " })],
   ])("falls back to the extractive summary on %s, with a warning for errors", async (what, answer) => {
     serveRpc(bus, subjects, RPC.agentSummarize, answer);
-    expect(await summarizer()(meta("openai/gpt"), older)).toBe(extractiveSummary(older));
+    expect(await summarizer()(meta("openai/gpt"), older, soon())).toBe(extractiveSummary(older));
     const warned = lines.some((l) => l.includes("model summary unavailable") && l.includes("MODEL_ERROR"));
     expect(warned).toBe(what === "the runner's typed error");
   });
 
+  it("gives the model at most half of the caller's remaining time, so the fallback lands before the deadline", async () => {
+    serveRpc(bus, subjects, RPC.agentSummarize, () => new Promise<never>(() => undefined));
+    const deadline = Date.now() + 600;
+    expect(await summarizer()(meta("openai/gpt"), older, deadline)).toBe(extractiveSummary(older));
+    expect(Date.now()).toBeLessThan(deadline);
+  });
+
   it("falls back with a warning when no runner answers", async () => {
-    expect(await summarizer()(meta("openai/gpt"), older)).toBe(extractiveSummary(older));
+    expect(await summarizer()(meta("openai/gpt"), older, soon())).toBe(extractiveSummary(older));
     expect(lines.join("")).toMatch(/model summary unavailable/);
   });
 });

@@ -10,7 +10,8 @@ const BUILTIN = "builtin/";
 /**
  * Real models summarise through the agent runner (RPC.agentSummarize); builtin models, and any
  * failure to reach a runner that summarises, get the deterministic extractive summary, so a
- * compaction never fails because a model is away.
+ * compaction never fails because a model is away. A model gets `timeoutMs`, and at most half of
+ * what is left before the caller's deadline, so the fallback still lands in time.
  */
 export function createSummarizer(deps: {
   bus: Bus;
@@ -18,8 +19,10 @@ export function createSummarizer(deps: {
   logger: Logger;
   timeoutMs: number;
 }): Summarizer {
-  return async (meta, older) => {
+  return async (meta, older, deadline) => {
     if (meta.model.startsWith(BUILTIN)) return extractiveSummary(older);
+    const timeoutMs = Math.min(deps.timeoutMs, Math.floor((deadline - Date.now()) / 2));
+    if (timeoutMs < 1) return extractiveSummary(older);
     try {
       const res = await callRpc(
         deps.bus,
@@ -32,7 +35,7 @@ export function createSummarizer(deps: {
           entries: older.map(toEntry),
           maxChars: 4000,
         },
-        { timeoutMs: deps.timeoutMs },
+        { timeoutMs },
       );
       if (res.summary.trim() !== "") return res.summary;
     } catch (err) {
