@@ -25,8 +25,11 @@ describe("ChannelError", () => {
     expect(isChannelError(new Error("x"))).toBe(false);
   });
 
-  it("refuses a wait on anything but a rate limit, and a negative wait", () => {
+  it("refuses a wait or a scope on anything but a rate limit, and a negative wait", () => {
     expect(() => new ChannelError("unavailable", "x", { retryAfterMs: 5 })).toThrow(/belongs to rate_limited/);
+    expect(() => new ChannelError("rejected", "x", { rateLimitScope: "account" })).toThrow(/belongs to rate_limited/);
+    expect(new ChannelError("rate_limited", "x", { rateLimitScope: "account" }).rateLimitScope).toBe("account");
+    expect(new ChannelError("rate_limited", "x").rateLimitScope).toBeUndefined();
     expect(() => new ChannelError("rate_limited", "x", { retryAfterMs: -1 })).toThrow(/non-negative/);
   });
 });

@@ -52,7 +52,7 @@ class MemoryPlatform implements ContractFake {
   }
 
   async call(token: string, path: string, body: Call | undefined, signal: AbortSignal): Promise<string[]> {
-    this.requests.push({ method: body ? "POST" : "GET", path, query: {}, headers: { authorization: `Bearer ${token}` }, body });
+    this.requests.push({ method: body ? "POST" : "GET", path, query: {}, headers: { authorization: `Bearer ${token}` }, body, receivedAt: Date.now() });
     let step = this.script.shift();
     if (step?.kind === "delay") {
       await abortableSleep(step.ms, signal);

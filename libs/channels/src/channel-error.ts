@@ -3,7 +3,8 @@
  * - `recipient`     the recipient is malformed; found before any network call
  * - `rejected`      the platform refused for good (a 4xx: unknown chat, blocked bot, bad
  *                   credentials, text too long); the message carries the platform's reason
- * - `rate_limited`  the platform said slow down (429); `retryAfterMs` when it said how long
+ * - `rate_limited`  the platform said slow down (429); `retryAfterMs` when it said how long,
+ *                   `rateLimitScope` when it said the limit holds the whole account
  * - `unavailable`   5xx, timeout or network failure: the platform may work a moment later
  * - `unsupported`   the platform cannot do this at all (polls on Slack, an anonymous Discord poll)
  */
@@ -19,6 +20,12 @@ export const CHANNEL_ERROR_KINDS: readonly ChannelErrorKind[] = [
 
 const RETRYABLE: ReadonlySet<ChannelErrorKind> = new Set(["rate_limited", "unavailable"]);
 
+/**
+ * What a rate limit holds: `chat` the recipient (or the route) called, `account` every call of
+ * the bot or number (Discord's global limit, a WhatsApp number's throughput).
+ */
+export type RateLimitScope = "chat" | "account";
+
 export interface ChannelErrorOptions {
   /** The platform's HTTP status, when there was a response. */
   status?: number;
@@ -26,6 +33,8 @@ export interface ChannelErrorOptions {
   platformCode?: string;
   /** Only for `rate_limited`: how long the platform asked to wait. */
   retryAfterMs?: number;
+  /** Only for `rate_limited`: what the limit holds; unset means the chat. */
+  rateLimitScope?: RateLimitScope;
   cause?: unknown;
 }
 
@@ -39,6 +48,7 @@ export class ChannelError extends Error {
   /** Whether the same call may succeed later: `rate_limited` and `unavailable`. */
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
+  readonly rateLimitScope: RateLimitScope | undefined;
   readonly status: number | undefined;
   readonly platformCode: string | undefined;
 
@@ -50,9 +60,11 @@ export class ChannelError extends Error {
         throw new Error(`retryAfterMs must be a non-negative number, got ${opts.retryAfterMs}`);
       }
     }
+    if (opts.rateLimitScope !== undefined && kind !== "rate_limited") throw new Error(`rateLimitScope belongs to rate_limited, not ${kind}`);
     this.kind = kind;
     this.retryable = RETRYABLE.has(kind);
     this.retryAfterMs = opts.retryAfterMs;
+    this.rateLimitScope = opts.rateLimitScope;
     this.status = opts.status;
     this.platformCode = opts.platformCode;
   }

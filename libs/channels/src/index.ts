@@ -16,6 +16,7 @@ export {
   type ChannelErrorKind,
   type ChannelErrorOptions,
   isChannelError,
+  type RateLimitScope,
 } from "./channel-error.js";
 export {
   CHANNEL_KINDS,

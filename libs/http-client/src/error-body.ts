@@ -16,9 +16,12 @@ export interface ErrorBodyInfo {
 /**
  * A client's reading of its platform's error bodies. Each field it returns replaces the default:
  * `message` the detail after "answered HTTP 400:", `retryAfterMs` the header's value (e.g. from
- * Telegram's `parameters.retry_after`, see retryAfterFromBody), `retryable` the status rule.
+ * Telegram's `parameters.retry_after`, see retryAfterFromBody), `retryable` the status rule;
+ * `accountWide` (default false) says the limit holds every request of the credentials.
  */
-export type ErrorBodyHook = (info: ErrorBodyInfo) => { message?: string; retryAfterMs?: number; retryable?: boolean } | undefined;
+export type ErrorBodyHook = (
+  info: ErrorBodyInfo,
+) => { message?: string; retryAfterMs?: number; retryable?: boolean; accountWide?: boolean } | undefined;
 
 /** The message most JSON APIs put in their error bodies (OpenAI, Anthropic, Slack, Telegram, Discord, Graph). */
 export function defaultErrorMessage(json: unknown): string | undefined {
@@ -55,6 +58,7 @@ export function statusError(
     status: info.status,
     retryable: custom?.retryable ?? isRetryableStatus(info.status),
     retryAfterMs,
+    accountWide: custom?.accountWide === true,
     url: scrub(href),
     body: scrub(info.text),
   });

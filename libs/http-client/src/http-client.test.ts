@@ -136,7 +136,7 @@ describe("HTTP errors", () => {
     expect(garbage.retryAfterMs).toBeUndefined();
   });
 
-  it("lets a body hook supply the platform's message and retry_after", async () => {
+  it("lets a body hook supply the platform's message, retry_after and an account-wide limit", async () => {
     const plain = await failure(client().requestJson({ path: "telegram-429" }));
     expect(plain).toMatchObject({ status: 429, retryAfterMs: undefined, message: "upstream answered HTTP 429: Too Many Requests: retry after 7" });
     const hooked = await failure(
@@ -149,7 +149,9 @@ describe("HTTP errors", () => {
         query: { code: 503 },
       }),
     );
-    expect(overridden).toMatchObject({ retryable: false, message: "upstream answered HTTP 503: maintenance" });
+    expect(overridden).toMatchObject({ retryable: false, accountWide: false, message: "upstream answered HTTP 503: maintenance" });
+    const wide = await failure(client({ errorBody: () => ({ accountWide: true }) }).requestJson({ path: "telegram-429" }));
+    expect(wide).toMatchObject({ status: 429, accountWide: true });
   });
 
   it("reads at most maxErrorBodyBytes of an error body", async () => {

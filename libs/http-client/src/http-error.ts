@@ -11,6 +11,8 @@ export interface HttpErrorInit {
   retryable: boolean;
   status?: number;
   retryAfterMs?: number;
+  /** The platform said its limit covers every request of these credentials, not this route alone. */
+  accountWide?: boolean;
   /** The target, already scrubbed of credentials. */
   url?: string;
   /** The start of the error body, already scrubbed; at most the client's error-body limit. */
@@ -28,6 +30,8 @@ export class HttpError extends Error {
   readonly status: number | undefined;
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
+  /** Set by the client's errorBody hook (Discord's global rate limit, a WhatsApp number's throughput). */
+  readonly accountWide: boolean;
   readonly url: string | undefined;
   readonly body: string | undefined;
 
@@ -38,6 +42,7 @@ export class HttpError extends Error {
     this.status = init.status;
     this.retryable = init.retryable;
     this.retryAfterMs = init.retryAfterMs;
+    this.accountWide = init.accountWide ?? false;
     this.url = init.url;
     this.body = init.body;
   }

@@ -88,13 +88,15 @@ export {
 } from "./fakes/fake-discord-gateway.js";
 export { promtoolCheck } from "./promtool.js";
 export { envForConfig } from "./example-env.js";
-export { type TelegramUpdateInput, telegramUpdate, telegramWebhookRequest } from "./fakes/telegram-updates.js";
+export { GROUP_ANONYMOUS_BOT, type TelegramUpdateInput, telegramUpdate, telegramWebhookRequest } from "./fakes/telegram-updates.js";
 export {
   type SlackMessageInput,
   type SlackSigningOptions,
   signedSlackRequest,
+  slackChannelCreatedEvent,
   slackMessageEvent,
   slackUrlVerification,
+  slackUserEvent,
 } from "./fakes/slack-events.js";
 export {
   signedWhatsAppRequest,

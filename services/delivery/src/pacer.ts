@@ -114,8 +114,8 @@ export class Pacer {
   }
 
   /**
-   * The platform asked us to wait (`retry_after`): no call on this account (`chat` undefined)
-   * or this chat goes out for `ms`, on any replica.
+   * The platform asked us to wait (`retry_after`): no call on this account (scope `account`)
+   * or this chat (`chat`) goes out for `ms`, on any replica.
    */
   async coolDown(target: PaceTarget, ms: number, scope: "account" | "chat"): Promise<void> {
     if (!(ms > 0)) return;

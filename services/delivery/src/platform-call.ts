@@ -82,7 +82,9 @@ export async function callPlatform<T extends { cooldownMs?: number }>(
       let waitMs = Math.random() * Math.min(backoff.capMs, backoff.baseMs * 2 ** (attempt - 1));
       if (error.kind === "rate_limited") {
         waitMs = error.retryAfterMs ?? Math.max(1_000, waitMs);
-        await deps.pacer.coolDown(target, waitMs, "chat");
+        // An account-wide limit (Discord's global one, a WhatsApp number's throughput) holds every
+        // chat of the account; calling other chats meanwhile only earns more 429s.
+        await deps.pacer.coolDown(target, waitMs, error.rateLimitScope ?? "chat");
         deps.status.rateLimited(account.channelId, account.accountId, Date.now() + waitMs);
       }
       const giveUp = !error.retryable || attempt >= deps.maxAttempts || deadline.aborted;

@@ -96,4 +96,15 @@ describe("fake Discord REST API", () => {
     expect(limited.headers.get("x-ratelimit-reset-after")).toBe("1.500");
     expect(limited.headers.get("x-ratelimit-scope")).toBe("user");
   });
+
+  it("scripts a global 429, the bot's limit over every route", async () => {
+    discord.next({ kind: "rate_limit", retryAfterSeconds: 0.5, global: true });
+    const limited = await call("POST", `/channels/${general}/messages`, { content: "x" });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ message: "You are being rate limited.", retry_after: 0.5, global: true });
+    expect(limited.headers.get("x-ratelimit-scope")).toBe("global");
+    expect(limited.headers.get("x-ratelimit-global")).toBe("true");
+    expect(limited.headers.get("x-ratelimit-bucket")).toBeNull();
+    expect((await call("POST", `/channels/${general}/messages`, { content: "x" })).status).toBe(200);
+  });
 });

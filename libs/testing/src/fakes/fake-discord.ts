@@ -3,8 +3,9 @@
  * `POST /channels/{id}/messages` (JSON, or multipart with `payload_json` and `files[n]`),
  * `POST /users/@me/channels` to open a DM, `GET /users/@me`. Errors are `{ message, code }`;
  * 429 is `{ message, retry_after, global }` with `Retry-After` and `X-RateLimit-*` headers, which
- * every answer carries; `GET /channels/{id}` and `POST /channels/{id}/typing` (204). A thread
- * is a channel of its own whose parent is the chat; a reply
+ * every answer carries (a global 429, the bot's limit over every route, has `X-RateLimit-Global`
+ * and scope `global` instead of a bucket's); `GET /channels/{id}` and
+ * `POST /channels/{id}/typing` (204). A thread is a channel of its own whose parent is the chat; a reply
  * (`message_reference`) is recorded against the message it quotes.
  */
 import {
@@ -172,14 +173,15 @@ export async function startFakeDiscord(
       route,
       reject: ({ status = 403, reason }) =>
         status === 404 ? error(404, reason ?? "Unknown Channel", 10003) : error(status, reason ?? "Missing Permissions", 50013),
-      rateLimit: ({ retryAfterSeconds }) => ({
+      rateLimit: ({ retryAfterSeconds, global = false }) => ({
         status: 429,
         headers: {
-          ...rateHeaders(0, retryAfterSeconds),
+          // A global limit is no route's bucket: Discord sends no bucket headers with it.
+          ...(global ? { "x-ratelimit-global": "true" } : rateHeaders(0, retryAfterSeconds)),
           "retry-after": String(Math.ceil(retryAfterSeconds)),
-          "x-ratelimit-scope": "user",
+          "x-ratelimit-scope": global ? "global" : "user",
         },
-        json: { message: "You are being rate limited.", retry_after: retryAfterSeconds, global: false },
+        json: { message: "You are being rate limited.", retry_after: retryAfterSeconds, global },
       }),
       unavailable: ({ status = 502 }) =>
         status === 500

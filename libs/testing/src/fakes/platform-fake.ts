@@ -28,6 +28,8 @@ export interface FakeRequest {
   bodyError?: string;
   /** Fires when the client goes away before the answer was written (long polls watch it). */
   signal?: AbortSignal;
+  /** When the request had been read (epoch ms), to compare the times of calls. */
+  receivedAt: number;
 }
 
 export interface FakeMedia {
@@ -69,8 +71,11 @@ export interface FakeDelivery {
 export type FakeStep =
   /** A permanent refusal in the platform's error form; `reason` replaces its default text. */
   | { kind: "reject"; status?: number; reason?: string }
-  /** The platform's 429, saying when to retry wherever the platform says it. */
-  | { kind: "rate_limit"; retryAfterSeconds: number }
+  /**
+   * The platform's 429, saying when to retry wherever the platform says it. `global`: the limit
+   * of the whole bot rather than one route, where the platform tells them apart (Discord).
+   */
+  | { kind: "rate_limit"; retryAfterSeconds: number; global?: boolean }
   /** A 5xx (default per platform). */
   | { kind: "unavailable"; status?: number }
   /** Waits, then answers normally (timeouts and aborts). */
@@ -238,6 +243,7 @@ async function readRequest(raw: IncomingMessage): Promise<FakeRequest> {
     query: Object.fromEntries(url.searchParams),
     headers: raw.headers,
     ...parsed,
+    receivedAt: Date.now(),
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * Slack Events API requests as Slack sends them (https://api.slack.com/apis/events-api): an
- * `event_callback` envelope around a message event, signed with the app's signing secret
+ * `event_callback` envelope around an event (a message, or one of the many others whose fields
+ * are objects, such as channel_created and user_change), signed with the app's signing secret
  * (`X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<ts>:<body>">`, `X-Slack-Request-Timestamp`),
  * and `X-Slack-Retry-Num`/`X-Slack-Retry-Reason` on Slack's retries.
  */
@@ -31,15 +32,27 @@ let seq = 0;
 const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++seq % 1_000_000).padStart(6, "0")}`;
 let eventSeq = 0;
 
-export function slackMessageEvent(input: SlackMessageInput): Record<string, unknown> {
-  const team = input.teamId ?? "T0FAKE";
-  const type = input.type ?? "message";
-  const ts = input.ts ?? nextTs();
+/** The `event_callback` envelope Slack puts around every event of an app's subscription. */
+function eventCallback(event: Record<string, unknown>, botUserId: string, team: string): Record<string, unknown> {
   return {
     token: "verification-token-unused",
     team_id: team,
     api_app_id: "A0FAKEAPP",
-    event: {
+    event,
+    type: "event_callback",
+    event_id: `Ev0FAKE${String(++eventSeq).padStart(6, "0")}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ enterprise_id: null, team_id: team, user_id: botUserId, is_bot: true, is_enterprise_install: false }],
+    is_ext_shared_channel: false,
+  };
+}
+
+export function slackMessageEvent(input: SlackMessageInput): Record<string, unknown> {
+  const team = input.teamId ?? "T0FAKE";
+  const type = input.type ?? "message";
+  const ts = input.ts ?? nextTs();
+  return eventCallback(
+    {
       type,
       ...(input.subtype === undefined ? (input.files === undefined ? {} : { subtype: "file_share" }) : { subtype: input.subtype }),
       channel: input.channel,
@@ -53,12 +66,38 @@ export function slackMessageEvent(input: SlackMessageInput): Record<string, unkn
       event_ts: ts,
       team,
     },
-    type: "event_callback",
-    event_id: `Ev0FAKE${String(++eventSeq).padStart(6, "0")}`,
-    event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ enterprise_id: null, team_id: team, user_id: input.botUserId, is_bot: true, is_enterprise_install: false }],
-    is_ext_shared_channel: false,
+    input.botUserId,
+    team,
+  );
+}
+
+/** `channel_created` (https://api.slack.com/events/channel_created): `channel` is an object. */
+export function slackChannelCreatedEvent(input: { channelId: string; name: string; creator: string; botUserId: string; teamId?: string }): Record<string, unknown> {
+  const created = Math.floor(Date.now() / 1000);
+  const channel = { id: input.channelId, name: input.name, is_channel: true, created, creator: input.creator, is_shared: false, is_org_shared: false };
+  return eventCallback({ type: "channel_created", channel, event_ts: nextTs() }, input.botUserId, input.teamId ?? "T0FAKE");
+}
+
+/**
+ * `user_change` (https://api.slack.com/events/user_change) or `team_join`
+ * (https://api.slack.com/events/team_join): `user` is the whole user object.
+ */
+export function slackUserEvent(input: { type?: "user_change" | "team_join"; userId: string; name: string; botUserId: string; teamId?: string }): Record<string, unknown> {
+  const team = input.teamId ?? "T0FAKE";
+  const user = {
+    id: input.userId,
+    team_id: team,
+    name: input.name,
+    deleted: false,
+    real_name: input.name,
+    tz: "Europe/London",
+    profile: { real_name: input.name, display_name: input.name, team },
+    is_admin: false,
+    is_bot: false,
+    updated: Math.floor(Date.now() / 1000),
   };
+  const event = { type: input.type ?? "user_change", user, cache_ts: Math.floor(Date.now() / 1000), event_ts: nextTs() };
+  return eventCallback(event, input.botUserId, team);
 }
 
 export function slackUrlVerification(challenge: string): Record<string, unknown> {

@@ -11,6 +11,11 @@ export interface TelegramUpdateInput {
   chatId: number;
   chatType?: "private" | "group" | "supergroup";
   from?: { id: number; firstName?: string; username?: string; isBot?: boolean };
+  /**
+   * Sent on behalf of a chat (`sender_chat`): an anonymous group admin names the group itself.
+   * `from` is then Telegram's placeholder GroupAnonymousBot unless given.
+   */
+  senderChat?: { id: number; title: string; type?: "group" | "supergroup" | "channel" };
   text: string;
   /** A forum topic (`message_thread_id` with `is_topic_message`). */
   topicId?: number;
@@ -37,8 +42,11 @@ function entities(text: string): Array<{ type: string; offset: number; length: n
   return found;
 }
 
+/** The placeholder `from` of a message an anonymous group admin sent. */
+export const GROUP_ANONYMOUS_BOT = { id: 1087968824, firstName: "Group", username: "GroupAnonymousBot", isBot: true } as const;
+
 export function telegramUpdate(input: TelegramUpdateInput): Record<string, unknown> {
-  const from = input.from ?? { id: input.chatId, firstName: "Ada" };
+  const from = input.from ?? (input.senderChat === undefined ? { id: input.chatId, firstName: "Ada" } : GROUP_ANONYMOUS_BOT);
   const chatType = input.chatType ?? (input.chatId > 0 ? "private" : "supergroup");
   const found = entities(input.text);
   return {
@@ -46,6 +54,9 @@ export function telegramUpdate(input: TelegramUpdateInput): Record<string, unkno
     message: {
       message_id: nextMessageId++,
       from: { id: from.id, is_bot: from.isBot ?? false, first_name: from.firstName ?? "Ada", ...(from.username ? { username: from.username } : {}) },
+      ...(input.senderChat === undefined
+        ? {}
+        : { sender_chat: { id: input.senderChat.id, title: input.senderChat.title, type: input.senderChat.type ?? (input.senderChat.id === input.chatId ? chatType : "channel") } }),
       chat: chatType === "private" ? { id: input.chatId, type: "private", first_name: from.firstName ?? "Ada" } : { id: input.chatId, type: chatType, title: "A group" },
       date: input.date ?? Math.floor(Date.now() / 1000),
       ...(input.files === undefined

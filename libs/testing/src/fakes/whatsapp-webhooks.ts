@@ -18,6 +18,12 @@ export interface WhatsAppMessageInput {
   displayPhoneNumber?: string;
   /** A media message instead of text: its type and media object (`id`, `mime_type`...); `text` is the caption. */
   media?: { type: "image" | "video" | "document" | "audio" | "sticker"; object: Record<string, unknown> };
+  /**
+   * A message in a group made with the Groups API: its `group_id` (an opaque string such as
+   * "Y2FwaV9ncm91cDoxNzA1NTU1MDEzOToxMjAzNjM0MDQ2OTQyMzM4MjAZD"); `from` is the member.
+   * https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/group/
+   */
+  groupId?: string;
 }
 
 let seq = 0;
@@ -36,7 +42,15 @@ export function whatsappMessageNotification(input: WhatsAppMessageInput): Record
               messaging_product: "whatsapp",
               metadata: { display_phone_number: input.displayPhoneNumber ?? "15550001111", phone_number_id: input.phoneNumberId },
               contacts: [{ profile: { name: input.name ?? "Ada" }, wa_id: input.from }],
-              messages: [{ from: input.from, id, timestamp: String(Math.floor(Date.now() / 1000)), ...messageContent(input) }],
+              messages: [
+                {
+                  from: input.from,
+                  ...(input.groupId === undefined ? {} : { group_id: input.groupId }),
+                  id,
+                  timestamp: String(Math.floor(Date.now() / 1000)),
+                  ...messageContent(input),
+                },
+              ],
             },
           },
         ],

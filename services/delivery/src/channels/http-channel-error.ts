@@ -25,7 +25,8 @@ function kindOfStatus(status: number | undefined): ChannelErrorKind {
 
 /**
  * The one mapping of a failed platform call to the ChannelError delivery acts on
- * (channel-error.ts): a 429 is `rate_limited` with the platform's wait; a 5xx, 408, timeout or cut
+ * (channel-error.ts): a 429 is `rate_limited` with the platform's wait (account-wide when the
+ * client's errorBody hook said so); a 5xx, 408, timeout or cut
  * connection `unavailable`; any other status `rejected` with the platform's reason; a media URL
  * the SSRF guard refuses, or one too large to upload, `rejected` (asking again changes nothing).
  * Anything that is not an HttpError (an AbortError from the caller's signal, a bug) is returned
@@ -55,6 +56,8 @@ export function channelErrorFromHttp(err: unknown, detail: PlatformDetail = {}):
     status: err.status,
     ...(detail.platformCode === undefined ? {} : { platformCode: detail.platformCode }),
     ...(kind === "rate_limited" && err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+    // The plugin's errorBody hook read that the limit holds every call of the account.
+    ...(kind === "rate_limited" && err.accountWide ? { rateLimitScope: "account" as const } : {}),
     cause: err,
   });
 }

@@ -101,10 +101,24 @@ export function discordErrorMessage(json: unknown): string | undefined {
   ].join("");
 }
 
-export function readDiscordError(info: ErrorBodyInfo): { message?: string; retryAfterMs?: number } {
+/**
+ * Whether a 429 is Discord's global limit, which holds every request the bot makes (not one
+ * route's bucket): `global: true` in the body, `X-RateLimit-Scope: global` or `X-RateLimit-Global`.
+ */
+export function isGlobalRateLimit(info: ErrorBodyInfo): boolean {
+  if (info.status !== 429) return false;
+  if (ErrorBodySchema.safeParse(info.json).data?.global === true) return true;
+  return header(info.headers, "x-ratelimit-scope")?.trim().toLowerCase() === "global" || header(info.headers, "x-ratelimit-global")?.trim().toLowerCase() === "true";
+}
+
+export function readDiscordError(info: ErrorBodyInfo): { message?: string; retryAfterMs?: number; accountWide?: boolean } {
   const message = discordErrorMessage(info.json);
   const retryAfterMs = retryAfterFromBody(info.json);
-  return { ...(message === undefined ? {} : { message }), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  return {
+    ...(message === undefined ? {} : { message }),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(isGlobalRateLimit(info) ? { accountWide: true } : {}),
+  };
 }
 
 export const DISCORD_ERRORS: PlatformErrorReading = {

@@ -192,8 +192,19 @@ describe("discord sends", () => {
   it("reads a 429's fractional retry_after and says when the limit is global", async () => {
     fake.next({ kind: "raw", status: 429, headers: { "content-type": "application/json", "retry-after": "2" }, body: JSON.stringify({ message: "You are being rate limited.", retry_after: 1.5, global: true }) });
     const err = await failure(adapter().send(message(`channel:${general!.id}`), signal()));
-    expect(err).toMatchObject({ kind: "rate_limited", retryAfterMs: 1500 });
+    expect(err).toMatchObject({ kind: "rate_limited", retryAfterMs: 1500, rateLimitScope: "account" });
     expect(err.message).toContain("(global limit)");
+  });
+
+  it("holds the whole bot on a global 429, told by the body or the headers; a route's 429 holds the chat", async () => {
+    fake.next({ kind: "rate_limit", retryAfterSeconds: 0.5, global: true });
+    expect(await failure(adapter().send(message(`channel:${general!.id}`), signal()))).toMatchObject({ retryAfterMs: 500, rateLimitScope: "account" });
+    fake.next({ kind: "raw", status: 429, headers: { "content-type": "application/json", "x-ratelimit-scope": "global" }, body: JSON.stringify({ message: "You are being rate limited.", retry_after: 1 }) });
+    expect(await failure(adapter().send(message(`channel:${general!.id}`), signal()))).toMatchObject({ rateLimitScope: "account" });
+    fake.next({ kind: "rate_limit", retryAfterSeconds: 0.5 });
+    const route = await failure(adapter().send(message(`channel:${general!.id}`), signal()));
+    expect(route).toMatchObject({ kind: "rate_limited", retryAfterMs: 500 });
+    expect(route.rateLimitScope).toBeUndefined();
   });
 
   it("spells out Discord's field errors", async () => {

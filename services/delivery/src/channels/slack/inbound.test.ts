@@ -1,7 +1,9 @@
-import { signedSlackRequest, slackMessageEvent, slackUrlVerification } from "@gw/testing";
+import { SlackSettingsSchema } from "@gw/channels";
+import { signedSlackRequest, slackChannelCreatedEvent, slackMessageEvent, slackUrlVerification, slackUserEvent } from "@gw/testing";
 import { describe, expect, it } from "vitest";
-import { rawRequest } from "../contract-helpers.js";
+import { rawRequest, testHttp } from "../contract-helpers.js";
 import { SlackEvents, slackSignatureValid } from "./inbound.js";
+import { slackPlugin } from "./plugin.js";
 
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 const BOT = "U0BOTONE";
@@ -78,5 +80,31 @@ describe("Slack events endpoint", () => {
     expect((await events.handle(rawRequest(signed, { path: "/elsewhere" }))).reply.status).toBe(404);
     expect((await events.handle(rawRequest(signed, { method: "GET" }))).reply.status).toBe(405);
     expect((await post({ type: "something_new" })).reply.status).toBe(400);
+  });
+});
+
+describe("Slack events of the plugin", () => {
+  it("acknowledges events that are not messages with 200 and stores nothing, whatever their fields hold", async () => {
+    const http = testHttp({ secrets: ["xoxb-slack-bot-token"] });
+    const settings = SlackSettingsSchema.parse({ botToken: "xoxb-slack-bot-token", signingSecret: SECRET });
+    const inbound = slackPlugin.create({ channelId: "slack", accountId: "default", settings, http: http.factory }).inbound!;
+    const post = (payload: Record<string, unknown>) => inbound.handle(rawRequest(signedSlackRequest(payload, SECRET), { path: "/" }));
+    try {
+      const events = [
+        slackChannelCreatedEvent({ channelId: "C0NEWCHAN1", name: "launch", creator: "U0PERSON", botUserId: BOT }),
+        slackUserEvent({ type: "user_change", userId: "U0PERSON", name: "Ada", botUserId: BOT }),
+        slackUserEvent({ type: "team_join", userId: "U0NEWBIE1", name: "Bo", botUserId: BOT }),
+      ];
+      for (const event of events) {
+        const result = await post(event);
+        expect(result.reply.status).toBe(200);
+        expect(result.messages).toEqual([]);
+      }
+      // A message event is still read after them.
+      const message = await post(slackMessageEvent({ channel: "D0DM000001", user: "U0PERSON", text: "hello", botUserId: BOT }));
+      expect(message.messages).toEqual([expect.objectContaining({ chat: "D0DM000001", text: "hello" })]);
+    } finally {
+      await http.close();
+    }
   });
 });

@@ -13,8 +13,9 @@ import { accepted, hmacHex, jsonBody, jsonReply, refused, sameSecret, WEBHOOK_PA
 /** Slack's replay window for signed requests. */
 export const SLACK_SIGNATURE_WINDOW_SECONDS = 300;
 
-const EventSchema = z.object({
-  type: z.string(),
+/** A message or app_mention event: the only events read beyond their type. */
+const MessageEventSchema = z.object({
+  type: z.enum(["message", "app_mention"]),
   subtype: z.string().optional(),
   channel: z.string().optional(),
   channel_type: z.string().optional(),
@@ -41,7 +42,9 @@ const EnvelopeSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("event_callback"),
     event_id: z.string(),
-    event: EventSchema,
+    // Only the type: other events shape their fields their own way (channel_created's `channel`
+    // and user_change's `user` are objects), and refusing them makes Slack retry, then disable.
+    event: z.object({ type: z.string() }).loose(),
     authorizations: z.array(z.object({ user_id: z.string() })).optional(),
   }),
   z.object({ type: z.literal("app_rate_limited") }),
@@ -64,8 +67,7 @@ export function slackSignatureValid(req: RawInbound, signingSecret: string, nowM
  * event id is the message's `<channel>:<ts>`, not Slack's event_id: a mention in a channel
  * arrives both as `message` and as `app_mention`, two events of one message, answered once.
  */
-export function slackMessage(event: z.output<typeof EventSchema>, botUserId: string | undefined): InboundMessage | undefined {
-  if (event.type !== "message" && event.type !== "app_mention") return undefined;
+export function slackMessage(event: z.output<typeof MessageEventSchema>, botUserId: string | undefined): InboundMessage | undefined {
   if (!WRITTEN.has(event.subtype) || event.channel === undefined || event.ts === undefined) return undefined;
   const raw = event.text ?? "";
   const mention = botUserId === undefined ? undefined : new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g");
@@ -108,7 +110,10 @@ export class SlackEvents implements InboundEndpoint {
     const body = envelope.data;
     if (body.type === "url_verification") return { reply: jsonReply(200, { challenge: body.challenge }), messages: [] };
     if (body.type !== "event_callback") return accepted([]);
-    const message = slackMessage(body.event, body.authorizations?.[0]?.user_id);
+    // Any other event is acknowledged and stored nowhere; so is a message event we cannot read,
+    // since Slack would send the same bytes again.
+    const event = MessageEventSchema.safeParse(body.event);
+    const message = event.success ? slackMessage(event.data, body.authorizations?.[0]?.user_id) : undefined;
     return accepted(message === undefined ? [] : [message]);
   }
 }

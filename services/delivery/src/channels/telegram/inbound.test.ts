@@ -1,5 +1,5 @@
 import { TelegramSettingsSchema } from "@gw/channels";
-import { DEFAULT_TELEGRAM_BOTS, type FakeTelegram, startFakeTelegram, telegramUpdate, telegramWebhookRequest } from "@gw/testing";
+import { DEFAULT_TELEGRAM_BOTS, type FakeTelegram, GROUP_ANONYMOUS_BOT, startFakeTelegram, telegramUpdate, telegramWebhookRequest } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest, type TestHttp, testHttp } from "../contract-helpers.js";
 import { messageOfUpdate as toInboundMessage, UpdateSchema } from "./update-message.js";
@@ -77,6 +77,31 @@ describe("telegram webhooks", () => {
     expect((await post(telegramUpdate({ chatId: FORUM, from: { id: 7 }, text: "thanks", replyToUserId: BOT_ID }))).mentioned).toBe(true);
     expect((await post(telegramUpdate({ chatId: FORUM, from: { id: 7 }, text: `/help@${bot!.username}` }))).mentioned).toBe(true);
     expect(tg.requests.filter((r) => r.path.endsWith("/getMe"))).toHaveLength(1);
+  });
+
+  it("answers a group message 503 while getMe fails, so Telegram sends it again, and takes it once getMe answers", async () => {
+    tg.reset();
+    const endpoint = adapter({ webhookSecret: SECRET }).inbound!;
+    const post = (update: Record<string, unknown>) => endpoint.handle(rawRequest(telegramWebhookRequest(update, SECRET)));
+    const mention = telegramUpdate({ chatId: FORUM, from: { id: 7, firstName: "Bo" }, text: `@${bot!.username} hello` });
+    tg.next({ kind: "unavailable" });
+    const refused = await post(mention);
+    expect(refused.reply.status).toBe(503);
+    expect(refused.messages).toEqual([]);
+    // A private chat needs no username: taken meanwhile, without asking getMe.
+    expect((await post(telegramUpdate({ chatId: 4242, text: "hi" }))).messages).toHaveLength(1);
+    const redelivered = await post(mention);
+    expect(redelivered.reply.status).toBe(200);
+    expect(redelivered.messages).toEqual([expect.objectContaining({ chatType: "group", mentioned: true, text: "hello" })]);
+    expect(tg.requests.map((r) => r.path.split("/").at(-1))).toEqual(["getMe", "getMe"]);
+  });
+
+  it("takes a message an anonymous admin sent on behalf of the group as the group's, not a bot's", async () => {
+    const endpoint = adapter({ webhookSecret: SECRET }).inbound!;
+    const update = telegramUpdate({ chatId: FORUM, senderChat: { id: FORUM, title: "Fake forum" }, text: `@${bot!.username} status?` });
+    expect((update.message as { from: { id: number; is_bot: boolean } }).from).toMatchObject({ id: GROUP_ANONYMOUS_BOT.id, is_bot: true });
+    const { messages } = await endpoint.handle(rawRequest(telegramWebhookRequest(update, SECRET)));
+    expect(messages).toEqual([expect.objectContaining({ sender: String(FORUM), senderName: "Fake forum", fromBot: false, mentioned: true, text: "status?" })]);
   });
 
   it("marks bots and skips what is not a message someone wrote", () => {

@@ -13,7 +13,8 @@ export type { TelegramBotIdentity };
  * The webhook endpoint of one bot (`inbound: "webhook"`, or `webhookSecret` set without an
  * `inbound` mode). Telegram sends the secret given to setWebhook in every request; a request
  * without it is refused with 401 and stores nothing. Telegram retries an update until it gets a
- * 2xx, so an update is answered 200 only once stored (delivery's webhook router).
+ * 2xx, so an update is answered 200 only once stored (delivery's webhook router), and a group
+ * message while the bot's @username is unknown gets 503.
  */
 export class TelegramWebhook implements InboundEndpoint {
   constructor(
@@ -33,8 +34,12 @@ export class TelegramWebhook implements InboundEndpoint {
     if (!update.success) return refused(400, "the body is not a Telegram Update");
     // Only a group message needs the bot's @username (mentions); a private chat needs no getMe.
     const chatType = (update.data.message as { chat?: { type?: unknown } } | undefined)?.chat?.type;
-    const inGroup = chatType !== undefined && chatType !== "private";
-    const message = messageOfUpdate(update.data, inGroup ? await this.identity() : { id: this.botId });
+    const inGroup = chatType === "group" || chatType === "supergroup";
+    const bot = inGroup ? await this.identity() : { id: this.botId };
+    // Without it `@bot hello` would read as no mention and be dropped for good; a non-2xx makes
+    // Telegram send the update again, by when getMe may answer.
+    if (inGroup && bot.username === undefined) return refused(503, "the bot's @username is not known (getMe failed), so a group mention cannot be told yet");
+    const message = messageOfUpdate(update.data, bot);
     return accepted(message === undefined ? [] : [message]);
   }
 }

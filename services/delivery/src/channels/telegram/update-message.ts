@@ -20,7 +20,8 @@ const EntitySchema = z.object({ type: z.string(), offset: z.number().int(), leng
 const MessageSchema = TelegramFilesSchema.extend({
   message_id: z.number().int(),
   from: UserSchema.optional(),
-  sender_chat: z.object({ id: z.number().int() }).optional(),
+  /** Set when the message was sent on behalf of a chat (an anonymous admin, a channel): the real sender. */
+  sender_chat: z.object({ id: z.number().int(), title: z.string().optional() }).optional(),
   chat: z.object({ id: z.number().int(), type: z.string() }),
   date: z.number(),
   text: z.string().optional(),
@@ -53,9 +54,13 @@ export function messageOfUpdate(update: TelegramUpdate, bot: TelegramBotIdentity
   const raw = message.text ?? message.caption ?? "";
   const entities = (message.text !== undefined ? message.entities : message.caption_entities) ?? [];
   const ours = entities.filter((entity) => addressesBot(raw, entity, bot));
-  const sender = message.from?.id ?? message.sender_chat?.id ?? message.chat.id;
+  // On behalf of a chat, `from` is a placeholder bot (GroupAnonymousBot for an anonymous admin,
+  // Channel_Bot for a channel), not who wrote: the chat is the sender, and no bot.
+  const onBehalf = message.sender_chat;
+  const sender = onBehalf?.id ?? message.from?.id ?? message.chat.id;
   const attachments = telegramAttachments(message);
-  const name = message.from === undefined ? undefined : [message.from.first_name, message.from.last_name].filter(Boolean).join(" ");
+  const person = message.from === undefined ? undefined : [message.from.first_name, message.from.last_name].filter(Boolean).join(" ");
+  const name = onBehalf === undefined ? person : onBehalf.title;
   return {
     eventId: String(update.update_id),
     chat: String(message.chat.id),
@@ -64,7 +69,7 @@ export function messageOfUpdate(update: TelegramUpdate, bot: TelegramBotIdentity
     ...(name === undefined || name === "" ? {} : { senderName: name }),
     chatType: message.chat.type === "private" ? "direct" : "group",
     mentioned: ours.length > 0 || message.reply_to_message?.from?.id === bot.id,
-    fromBot: message.from?.is_bot ?? false,
+    fromBot: onBehalf === undefined && (message.from?.is_bot ?? false),
     text: withoutMentions(raw, ours),
     ...(attachments.length > 0 ? { attachments } : {}),
     sentAt: message.date * 1000,

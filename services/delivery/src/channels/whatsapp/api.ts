@@ -56,6 +56,8 @@ const GraphErrorSchema = z.object({
  * 133004 server temporarily unavailable). Every other code is a refusal that will repeat.
  */
 const THROTTLED = new Set(["4", "80007", "130429", "131048", "131056"]);
+/** Of those, the limits of the app or the number as a whole, not of one recipient (131048, 131056). */
+const ACCOUNT_THROTTLED = new Set(["4", "80007", "130429"]);
 const TRANSIENT = new Set(["1", "2", "131000", "131016", "131057", "133004"]);
 
 export function graphErrorKind(code: string | undefined): ChannelErrorKind | undefined {
@@ -76,16 +78,20 @@ export function graphErrorMessage(json: unknown): string | undefined {
     : message;
 }
 
-export function readGraphError(info: ErrorBodyInfo): { message?: string } {
+/** Graph's `error.code`, as a string. */
+function graphCode(json: unknown): string | undefined {
+  const code = GraphErrorSchema.safeParse(json).data?.error.code;
+  return code === undefined ? undefined : String(code);
+}
+
+export function readGraphError(info: ErrorBodyInfo): { message?: string; accountWide?: boolean } {
   const message = graphErrorMessage(info.json);
-  return message === undefined ? {} : { message };
+  const code = graphCode(info.json);
+  return { ...(message === undefined ? {} : { message }), ...(code !== undefined && ACCOUNT_THROTTLED.has(code) ? { accountWide: true } : {}) };
 }
 
 export const GRAPH_ERRORS: PlatformErrorReading = {
-  codeOf: (json) => {
-    const code = GraphErrorSchema.safeParse(json).data?.error.code;
-    return code === undefined ? undefined : String(code);
-  },
+  codeOf: graphCode,
   kindOf: (code) => graphErrorKind(code),
 };
 

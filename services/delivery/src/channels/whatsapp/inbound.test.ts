@@ -1,7 +1,9 @@
+import { ChannelError, WhatsAppSettingsSchema } from "@gw/channels";
 import { signedWhatsAppRequest, whatsappMessageNotification, whatsappStatusNotification, whatsappVerificationQuery } from "@gw/testing";
 import { describe, expect, it } from "vitest";
-import { rawRequest } from "../contract-helpers.js";
+import { rawRequest, testHttp } from "../contract-helpers.js";
 import { WhatsAppWebhook } from "./inbound.js";
+import { whatsappPlugin } from "./plugin.js";
 
 const PHONE_ID = "105500000000001";
 const APP_SECRET = "wa-app-secret";
@@ -41,5 +43,26 @@ describe("WhatsApp webhooks", () => {
     const other = whatsappMessageNotification({ phoneNumberId: "999", from: "15551234567", text: "hi" });
     expect((await webhook.handle(rawRequest(signedWhatsAppRequest(other, APP_SECRET)))).messages).toEqual([]);
     expect((await webhook.handle(rawRequest(signedWhatsAppRequest({ object: "page" }, APP_SECRET)))).reply.status).toBe(400);
+  });
+});
+
+describe("WhatsApp group messages", () => {
+  const GROUP = "Y2FwaV9ncm91cDoxNzA1NTU1MDEzOToxMjAzNjM0MDQ2OTQyMzM4MjAZD";
+
+  it("acknowledges a group message and stores nothing, since answers go only to phone numbers", async () => {
+    const http = testHttp({ secrets: ["EAAwa-token"] });
+    const settings = WhatsAppSettingsSchema.parse({ accessToken: "EAAwa-token", phoneNumberId: PHONE_ID, appSecret: APP_SECRET });
+    const adapter = whatsappPlugin.create({ channelId: "wa", accountId: "default", settings, http: http.factory });
+    try {
+      const post = (payload: Record<string, unknown>) => adapter.inbound!.handle(rawRequest(signedWhatsAppRequest(payload, APP_SECRET)));
+      const inGroup = await post(whatsappMessageNotification({ phoneNumberId: PHONE_ID, from: "15551234567", text: "@bot what is due?", groupId: GROUP }));
+      expect(inGroup).toMatchObject({ reply: { status: 200 }, messages: [] });
+      // The reason: a group id is no recipient the plugin can send to.
+      expect(() => adapter.validateRecipient(GROUP)).toThrow(ChannelError);
+      const direct = await post(whatsappMessageNotification({ phoneNumberId: PHONE_ID, from: "15551234567", text: "hi" }));
+      expect(direct.messages).toEqual([expect.objectContaining({ chat: "+15551234567", chatType: "direct", text: "hi" })]);
+    } finally {
+      await http.close();
+    }
   });
 });

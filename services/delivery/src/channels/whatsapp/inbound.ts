@@ -22,6 +22,8 @@ const MEDIA_TYPES = ["image", "video", "document", "audio", "sticker"] as const;
 
 const MessageSchema = z.object({
   from: z.string(),
+  /** Set on a message in a group (the Groups API); `from` is then the member who wrote. */
+  group_id: z.string().optional(),
   id: z.string(),
   timestamp: z.string(),
   type: z.string(),
@@ -83,7 +85,9 @@ function attachmentsOf(message: WhatsAppMessage): InboundAttachment[] {
  * The endpoint of one phone number (`phoneNumberId`). Notifications for other numbers of the same
  * app are not this account's: give each number its own webhook URL (Meta's per-number override)
  * pointing at `/api/channels/<id>/<accountId>/webhook`. Statuses (sent, delivered, read) carry no
- * message. Every message is a direct chat (the Cloud API has no groups); people are E.164 numbers.
+ * message. People are E.164 numbers, and every message taken is a direct chat: a group message
+ * (`group_id`) is acknowledged and stored nowhere, because the plugin sends only to phone numbers,
+ * so the answer would go to the member privately (and a pairing code to a stranger in the group).
  */
 export class WhatsAppWebhook implements InboundEndpoint {
   constructor(
@@ -106,6 +110,7 @@ export class WhatsAppWebhook implements InboundEndpoint {
       if (change.field !== "messages" || change.value.metadata?.phone_number_id !== this.opts.phoneNumberId) continue;
       const names = new Map((change.value.contacts ?? []).map((c) => [c.wa_id, c.profile?.name]));
       for (const message of change.value.messages ?? []) {
+        if (message.group_id !== undefined) continue;
         const text = textOf(message);
         if (text === undefined) continue;
         const attachments = attachmentsOf(message);

@@ -137,6 +137,8 @@ describe("whatsapp errors", () => {
       fake.next(graphError(400, { message: `(#${code}) Rate limit`, code }));
       const err = await failure(adapter().send(message(), signal()));
       expect(err, String(code)).toMatchObject({ kind: "rate_limited", platformCode: String(code), retryAfterMs: undefined });
+      // App, business account and number limits hold every recipient; spam and pair limits one.
+      expect(err.rateLimitScope, String(code)).toBe(code === 131048 || code === 131056 ? undefined : "account");
     }
   });
 
