@@ -18,6 +18,14 @@ export interface RunOnceOptions<T> {
   stillRunning?: () => GatewayError;
   /** What the same key with a different request is told. */
   conflict?: () => GatewayError;
+  /**
+   * Whether a failure also forgets the request (its fingerprint), so the key may then carry a
+   * different one: a webhook sender corrects a refused delivery and retries it under the same id.
+   * Off by default, for work whose failed attempt may leave effects only the same request may
+   * finish (delivery keeps each sent part per key). When on, `fresh` is always false: a forgotten
+   * attempt leaves no trace to tell it by.
+   */
+  forgetFailedRequest?: boolean;
 }
 
 export interface Once<T> {
@@ -42,11 +50,17 @@ const JSON_CODEC = { encode: (value: unknown) => JSON.stringify(value), decode: 
  * the key and does the work; a repeat within the window gets the first result (`cached`), and a
  * repeat while the first is still working waits for it. The same key with a different request
  * (another fingerprint) is refused. A failure is not remembered: the claim is dropped, so a
- * retry does the work again.
+ * retry does the work again (and with `forgetFailedRequest`, a different request may).
+ *
+ * With `forgetFailedRequest` the fingerprint belongs to whoever holds the claim: a holder that
+ * fails deletes it before it drops the claim, and whoever wins the claim after that writes its
+ * own again (or is refused, when a different request wrote one first). Nothing overwrites a
+ * fingerprint (writes are set-if-absent), so while a holder works the record is its request's.
  */
 export class RunOnce<T> {
   private readonly pollMs: number;
   private readonly codec: { encode(value: T): string; decode(text: string): T };
+  private readonly forget: boolean;
 
   constructor(
     private readonly store: FastStore,
@@ -54,6 +68,7 @@ export class RunOnce<T> {
   ) {
     this.pollMs = opts.pollMs ?? 25;
     this.codec = opts.codec ?? (JSON_CODEC as unknown as { encode(value: T): string; decode(text: string): T });
+    this.forget = opts.forgetFailedRequest === true;
   }
 
   /**
@@ -73,20 +88,33 @@ export class RunOnce<T> {
       throw checked.reason;
     }
     if (claim.status === "rejected") throw claim.reason;
-    const fresh = checked.value;
+    const first = checked.value;
+    const fresh = first && !this.forget;
     let state = claim.value;
+    // Only a state read along with the fingerprint check is known to go with it: after a wait,
+    // the request waited for may have failed and forgotten its fingerprint.
+    let waited = false;
     for (let wait = this.pollMs; ; wait = Math.min(wait * 2, 250)) {
-      if (state.status === "done") return { value: this.codec.decode(state.result), cached: true };
-      if (state.status === "new") return { value: await this.claimed(claimKey, () => work(fresh)), cached: false };
+      if (state.status === "done") {
+        // The result may be another request's, one that took the key after a failure.
+        if (this.forget && waited) await this.assertSameRequest(key, print);
+        return { value: this.codec.decode(state.result), cached: true };
+      }
+      if (state.status === "new") {
+        // Unless this request has just written it, the fingerprint may be gone with a failed holder.
+        if (this.forget && (waited || !first)) await this.reclaimFingerprint(key, claimKey, print);
+        return { value: await this.claimed(key, claimKey, print, () => work(fresh)), cached: false };
+      }
       if (Date.now() + wait > deadline) {
         throw this.opts.stillRunning?.() ?? new GatewayError("TIMEOUT", "an earlier request with this key is still being handled");
       }
       await sleep(wait);
+      waited = true;
       state = await this.store.idempotency.begin(claimKey, this.opts.claimTtlMs);
     }
   }
 
-  private async claimed(claimKey: string, work: () => Promise<T>): Promise<T> {
+  private async claimed(key: string, claimKey: string, print: string, work: () => Promise<T>): Promise<T> {
     const heartbeat = setInterval(() => {
       void this.store.idempotency.extend(claimKey, this.opts.claimTtlMs).catch(() => undefined);
     }, Math.max(10, this.opts.claimTtlMs / 3));
@@ -94,6 +122,8 @@ export class RunOnce<T> {
     try {
       value = await work();
     } catch (err) {
+      // The fingerprint goes first: once the claim is dropped, someone else's may be written.
+      if (this.forget) await this.forgetFingerprint(key, print).catch(() => undefined);
       await this.store.idempotency.abandon(claimKey).catch(() => undefined);
       throw err;
     } finally {
@@ -108,10 +138,47 @@ export class RunOnce<T> {
     const fpKey = `idem:fp:${key}`;
     const first = await this.store.values.set(fpKey, print, { ttlMs: this.opts.windowMs, ifAbsent: true });
     if (first) return true;
-    const existing = await this.store.values.get(fpKey);
-    if (existing !== null && existing !== print) {
-      throw this.opts.conflict?.() ?? new GatewayError("CONFLICT", "this key was already used for a different request");
-    }
+    await this.assertSameRequest(key, print);
     return false;
+  }
+
+  private async assertSameRequest(key: string, print: string): Promise<void> {
+    const existing = await this.store.values.get(`idem:fp:${key}`);
+    if (existing !== null && existing !== print) throw this.conflict();
+  }
+
+  /**
+   * A claim won after waiting, or alongside a fingerprint that was already there: the holder
+   * that failed before may have deleted that fingerprint, so this request writes its own, unless
+   * a different request wrote one first (then the claim goes back and this one is refused).
+   */
+  private async reclaimFingerprint(key: string, claimKey: string, print: string): Promise<void> {
+    const fpKey = `idem:fp:${key}`;
+    try {
+      // Set-if-absent, else read: absent again between the two only if the record just lapsed.
+      for (;;) {
+        if (await this.store.values.set(fpKey, print, { ttlMs: this.opts.windowMs, ifAbsent: true })) return;
+        const existing = await this.store.values.get(fpKey);
+        if (existing === print) return;
+        if (existing !== null) throw this.conflict();
+      }
+    } catch (err) {
+      await this.store.idempotency.abandon(claimKey).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Deletes the fingerprint if it is this request's. Read, then delete, is safe here: the caller
+   * still holds the claim, and nothing but a failing holder deletes a fingerprint, nor writes one
+   * over another.
+   */
+  private async forgetFingerprint(key: string, print: string): Promise<void> {
+    const fpKey = `idem:fp:${key}`;
+    if ((await this.store.values.get(fpKey)) === print) await this.store.values.delete(fpKey);
+  }
+
+  private conflict(): GatewayError {
+    return this.opts.conflict?.() ?? new GatewayError("CONFLICT", "this key was already used for a different request");
   }
 }

@@ -197,6 +197,41 @@ describe.each(MODES)("hooks through the gateway (%s)", (mode) => {
     expect((await userMessages(client, "github:octo-org/widgets")).filter((m) => m.body.includes(title))).toHaveLength(1);
   });
 
+  it("a refused /hooks/agent is forgotten: the corrected retry under the same Idempotency-Key runs, and then holds the key", async () => {
+    const key = { "idempotency-key": `fix-${mode}-${randomUUID()}` };
+    const wrong = JSON.stringify({ message: "corrected later", agentId: "nope", deliver: false });
+    const refused = await hook(gw, "/hooks/agent", { headers: key, body: wrong });
+    expect([refused.status, errorType(refused)]).toEqual([400, "invalid_request_error"]);
+    const corrected = JSON.stringify({ message: "corrected later", agentId: "ops", deliver: false });
+    const accepted = await hook(gw, "/hooks/agent", { headers: key, body: corrected });
+    expect(accepted.status).toBe(202);
+    expect(json(accepted)).toMatchObject({ ok: true });
+    expect(await answerOf(client, json(accepted).runId as string)).toBe("corrected later");
+    const repeat = await hook(gw, "/hooks/agent", { headers: key, body: corrected });
+    expect([repeat.status, json(repeat).runId, json(repeat).duplicate]).toEqual([202, json(accepted).runId, true]);
+    const late = await hook(gw, "/hooks/agent", { headers: key, body: wrong });
+    expect(late.status).toBe(409);
+    expect((json(late).error as { message: string }).message).toMatch(/already used for a different request/);
+  });
+
+  it("POST /hooks/agent takes a fractional timeoutSeconds", async () => {
+    const res = await hook(gw, "/hooks/agent", { body: JSON.stringify({ message: "a second and a half", deliver: false, timeoutSeconds: 1.5 }) });
+    expect(res.status).toBe(202);
+    expect(await answerOf(client, json(res).runId as string)).toBe("a second and a half");
+  });
+
+  it("refuses a wake text or an agent message of whitespace only, naming the field, running nothing", async () => {
+    const mainBefore = (await userMessages(client, "hook:main")).length;
+    const wake = await hook(gw, "/hooks/wake", { body: JSON.stringify({ text: "  \n\t ", mode: "now" }) });
+    const agent = await hook(gw, "/hooks/agent", { body: JSON.stringify({ message: "   ", deliver: false }) });
+    for (const [res, field] of [[wake, "text"], [agent, "message"]] as const) {
+      expect([res.status, errorType(res)]).toEqual([400, "invalid_request_error"]);
+      expect((json(res).error as { message: string }).message).toBe(`body.${field}: ${field} must not be only whitespace`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await userMessages(client, "hook:main")).length).toBe(mainBefore);
+  });
+
   it("refuses a wrong token, a token in the query string, an oversize body, invalid JSON and unknown paths, running nothing", async () => {
     const before = await send(client, "sessions.list", { limit: 500 });
     const mainBefore = (await userMessages(client, "hook:main")).length;

@@ -18,7 +18,7 @@ const digest = (text: string) => createHash("sha256").update(text).digest("base6
  * across every replica (RunOnce on the FastStore): the first delivery is accepted; a repeat
  * within the window gets the first answer with `duplicate: true` and starts nothing; a repeat
  * while the first is still being accepted waits for it. The same id with another body is a
- * CONFLICT. A failed acceptance is forgotten, so a retry runs.
+ * CONFLICT. A failed acceptance is forgotten, body and all, so a retry runs, corrected or not.
  */
 export class DeliveryOnce {
   private readonly once: RunOnce<HookAccepted>;
@@ -36,6 +36,8 @@ export class DeliveryOnce {
       },
       stillRunning: () => new GatewayError("CONFLICT", "a delivery with this id is still being accepted; retry shortly"),
       conflict: () => new GatewayError("CONFLICT", "this delivery id was already used for a different request"),
+      // A refused delivery started nothing: the sender may correct the body and retry it under the same id.
+      forgetFailedRequest: true,
     });
   }
 

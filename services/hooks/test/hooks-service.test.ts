@@ -1,5 +1,7 @@
 import { waitFor } from "@gw/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { TurnSlot } from "../src/heartbeat/turn-slot.js";
+import { MAX_EVENT_CHARS, MAX_TURN_MESSAGE_BYTES } from "../src/heartbeat/turn-message.js";
 import { type Harness, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
@@ -174,6 +176,40 @@ describe("POST /hooks/wake over the bus", () => {
     expect(h.runs).toHaveLength(1);
   });
 
+  it("splits a backlog too big for one run request over successive turns, in order, each text once", async () => {
+    h = await startHarness();
+    // 24 texts of 48 KB (UTF-8): 1.15 MB in one message, over NATS's default max_payload.
+    const texts = Array.from({ length: 24 }, (_, i) => `#${String(i).padStart(2, "0")} ${"€".repeat(MAX_EVENT_CHARS - 4)}`);
+    for (const text of texts) await h.wake(text, "next-heartbeat");
+    // A turn that cannot be queued is sent again by the next beat: the same run, the same texts.
+    h.queue.failures = 1;
+    await expect(h.service.heartbeat.beat()).rejects.toMatchObject({ code: "UNAVAILABLE" });
+    for (let beats = 0; (await h.service.wake.size()) > 0; beats++) {
+      expect(beats).toBeLessThan(10);
+      await h.service.heartbeat.beat();
+    }
+    await until(() => h!.runs.length === 5);
+    expect(h.runs[0]).toMatchObject({ runId: h.queue.offered[0]!.runId, message: h.queue.offered[0]!.message });
+    for (const run of h.runs) expect(Buffer.byteLength(run.message, "utf8")).toBeLessThanOrEqual(MAX_TURN_MESSAGE_BYTES);
+    expect(h.runs.map((r) => r.message.split("\n").slice(1).length)).toEqual([5, 5, 5, 5, 4]);
+    const taken = h.runs.flatMap((r) => r.message.split("\n").slice(1).map((line) => line.replace(/^\[.*?\] wake: /, "").slice(0, 3)));
+    expect(taken).toEqual(texts.map((t) => t.slice(0, 3)));
+    expect(await h.service.heartbeat.beat()).toEqual({ taken: [], busy: false });
+  });
+
+  it("narrows an oversized turn left in the slot (before turns were bounded) to what one request takes", async () => {
+    h = await startHarness();
+    for (let i = 0; i < 8; i++) await h.wake(`#${i} ${"€".repeat(MAX_EVENT_CHARS - 3)}`, "next-heartbeat");
+    const keys = await h.service.wake.oldestKeys(100);
+    const slot = new TurnSlot(await h.durable.kv("hooks_turn"));
+    const stuck = { holder: "replica-gone", runId: "stuck-turn", nonce: "n1", keys, createdAt: Date.now() };
+    expect(await slot.take(stuck, await slot.read())).not.toBeNull();
+    expect(await h.service.heartbeat.beat()).toMatchObject({ runId: "stuck-turn", taken: keys.slice(0, 5) });
+    expect((await h.service.heartbeat.beat()).taken).toEqual(keys.slice(5));
+    await until(() => h!.runs.length === 2);
+    expect(h.runs.map((r) => r.message.match(/wake: #\d/g)!.join(","))).toEqual(["wake: #0,wake: #1,wake: #2,wake: #3,wake: #4", "wake: #5,wake: #6,wake: #7"]);
+  });
+
   it("beats on its own every interval, one replica per interval", async () => {
     h = await startHarness({ heartbeat: { intervalSeconds: 1 } });
     const second = await h.replica("second");
@@ -223,6 +259,17 @@ describe("delivered once per id", () => {
     await expect(h.agent({ message: "m", idempotencyKey: "k3" })).rejects.toMatchObject({ code: "UNAVAILABLE" });
     expect((await h.agent({ message: "m", idempotencyKey: "k3" })).duplicate).toBe(false);
     await until(() => h!.runs.length === 1);
+  });
+
+  it("a refused delivery is forgotten body and all, so the sender's corrected retry runs, and then holds the id", async () => {
+    h = await startHarness();
+    await expect(h.agent({ message: "m", agentId: "nope", idempotencyKey: "k4" })).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    const corrected = await h.agent({ message: "m", agentId: "ops", idempotencyKey: "k4" });
+    expect(corrected.duplicate).toBe(false);
+    await until(() => h!.runs.length === 1);
+    expect(h.runs[0]).toMatchObject({ runId: corrected.runId, agentId: "ops" });
+    expect(await h.agent({ message: "m", agentId: "ops", idempotencyKey: "k4" })).toMatchObject({ runId: corrected.runId, duplicate: true });
+    await expect(h.agent({ message: "m", agentId: "nope", idempotencyKey: "k4" })).rejects.toMatchObject({ code: "CONFLICT" });
   });
 });
 

@@ -15,8 +15,15 @@ export type HookWakeMode = (typeof HOOK_WAKE_MODES)[number];
 const wakeMode = (field: string) =>
   z.enum(HOOK_WAKE_MODES, { error: `${field} must be "now" or "next-heartbeat"` }).default("now");
 
+/** A text an agent is to act on: whitespace alone is refused, as a mapping's message that renders blank is. */
+const nonBlank = (field: string) =>
+  z
+    .string({ error: `${field} is required (a string)` })
+    .min(1, { error: `${field} must not be empty`, abort: true })
+    .refine((text) => text.trim() !== "", `${field} must not be only whitespace`);
+
 export const HookWakeBodySchema = z.object({
-  text: z.string({ error: "text is required (a string)" }).min(1, "text must not be empty"),
+  text: nonBlank("text"),
   mode: wakeMode("mode"),
 });
 export type HookWakeBody = z.output<typeof HookWakeBodySchema>;
@@ -29,7 +36,7 @@ export const HookSessionKeySchema = z
   });
 
 export const HookAgentBodySchema = z.object({
-  message: z.string({ error: "message is required (a string)" }).min(1, "message must not be empty"),
+  message: nonBlank("message"),
   agentId: AgentIdSchema.optional(),
   sessionKey: HookSessionKeySchema.optional(),
   // The sender shown in the session.
@@ -40,6 +47,8 @@ export const HookAgentBodySchema = z.object({
   model: z.string().min(3).max(256).optional(),
   thinking: z.enum(["low", "medium", "high"], { error: "thinking must be one of low, medium, high" }).optional(),
   wakeMode: wakeMode("wakeMode"),
-  timeoutSeconds: z.number().int().positive().max(MAX_WAIT_SECONDS).optional(),
+  // Fractions allowed, as for the WebSocket `agent`; the hooks RPC and the run request carry
+  // whole seconds, so a fraction rounds up and the run never gets less than asked.
+  timeoutSeconds: z.number().positive().max(MAX_WAIT_SECONDS).transform(Math.ceil).optional(),
 });
 export type HookAgentBody = z.output<typeof HookAgentBodySchema>;

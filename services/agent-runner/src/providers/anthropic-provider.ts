@@ -10,7 +10,7 @@ import {
   type StopReason,
   type ToolChoice,
 } from "./model-provider.js";
-import { asProviderError, type HttpProviderConfig, providerClient } from "./provider-http.js";
+import { asProviderError, type HttpProviderConfig, parseStreamEvent, providerClient } from "./provider-http.js";
 import { anthropicThinkingBudget } from "./thinking.js";
 
 const API_VERSION = "2023-06-01";
@@ -135,7 +135,7 @@ export class AnthropicProvider implements ModelProvider {
     let inputTokens = 0;
     let stopped = false;
     for await (const sse of readSse(body, { name: this.config.name, idleMs: this.config.timeoutMs, signal })) {
-      const event = JSON.parse(sse.data) as StreamEvent;
+      const event = parseStreamEvent<StreamEvent>(sse.data, this.config.name);
       switch (event.type) {
         case "message_start":
           inputTokens = event.message?.usage?.input_tokens ?? 0;

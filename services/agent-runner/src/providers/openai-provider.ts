@@ -10,7 +10,7 @@ import {
   type ToolCall,
   type ToolChoice,
 } from "./model-provider.js";
-import { asProviderError, type HttpProviderConfig, providerClient } from "./provider-http.js";
+import { asProviderError, type HttpProviderConfig, parseStreamEvent, providerClient } from "./provider-http.js";
 import { openAiReasoningEffort } from "./thinking.js";
 
 interface ToolCallDelta {
@@ -147,7 +147,7 @@ export class OpenAiProvider implements ModelProvider {
         finished = true;
         break;
       }
-      const chunk = JSON.parse(event.data) as ChunkJson;
+      const chunk = parseStreamEvent<ChunkJson>(event.data, this.config.name);
       if (chunk.error) throw new ProviderError(`${this.config.name}: ${chunk.error.message}`, { retryable: true });
       const choice = chunk.choices?.[0];
       if (choice?.finish_reason) stop = STOP_REASONS[choice.finish_reason] ?? "stop";

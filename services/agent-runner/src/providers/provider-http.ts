@@ -31,3 +31,16 @@ export function asProviderError(err: unknown): unknown {
   if (!(err instanceof HttpError)) return err;
   return new ProviderError(err.message, { status: err.status, retryable: err.retryable, retryAfterMs: err.retryAfterMs, cause: err });
 }
+
+/**
+ * One stream event's JSON. An event that is not JSON is the provider failing (MODEL_ERROR, like
+ * a stream cut short, and as retryable), not a fault of ours; the bad text stays in the cause
+ * only, since the message reaches the client.
+ */
+export function parseStreamEvent<T>(data: string, provider: string): T {
+  try {
+    return JSON.parse(data) as T;
+  } catch (err) {
+    throw new ProviderError(`${provider} stream sent an event that is not JSON`, { retryable: true, cause: err });
+  }
+}

@@ -4,7 +4,7 @@ import type { FastStore } from "@gw/store";
 import type { DeferredRuns } from "../queues/deferred-runs.js";
 import type { WakeQueue } from "../queues/wake-queue.js";
 import type { RunDispatcher } from "../run-dispatch.js";
-import { DEFAULT_HEARTBEAT_PROMPT, turnMessage } from "./turn-message.js";
+import { DEFAULT_HEARTBEAT_PROMPT, eventsForTurn, turnMessage } from "./turn-message.js";
 import type { SlotState, TurnBatch, TurnSlot } from "./turn-slot.js";
 
 export interface HeartbeatSettings {
@@ -139,10 +139,20 @@ export class Heartbeat {
   }
 
   private async takeAndFinish(batch: TurnBatch, read: SlotState): Promise<BeatResult> {
-    const revision = await this.deps.slot.take(batch, read);
+    let revision = await this.deps.slot.take(batch, read);
     if (revision === null) return { taken: [], busy: true };
     // Read after the slot is ours: texts an earlier turn took (listed before it removed them) are gone by now.
-    const events = await this.deps.wake.read(batch.keys);
+    let events = await this.deps.wake.read(batch.keys);
+    const fit = eventsForTurn(events);
+    if (fit < events.length) {
+      // Too much for one run request: the slot is narrowed to what this turn takes before anything
+      // is dispatched, so a retry of the turn sends the same request; the rest wait, in order.
+      const rest = events[fit]!.key;
+      const narrowed = { ...batch, keys: batch.keys.filter((key) => key < rest) };
+      revision = await this.deps.slot.take(narrowed, { batch, revision });
+      if (revision === null) return { taken: [], busy: true };
+      [batch, events] = [narrowed, events.slice(0, fit)];
+    }
     if (events.length > 0) {
       const { settings } = this.deps;
       const request = this.deps.dispatcher.plan({
