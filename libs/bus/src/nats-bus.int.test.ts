@@ -113,3 +113,25 @@ describe("NATS bus requests", () => {
     }
   });
 });
+
+describe("NATS bus replies over max_payload", () => {
+  it("answers PAYLOAD_TOO_LARGE at once instead of leaving the caller to its timeout", async () => {
+    const handlerErrors: unknown[] = [];
+    const bus = new NatsBus(await connectNats({ url: server.url, name: "big" }), (err) => handlerErrors.push(err));
+    try {
+      // The server's default max_payload is 1 MiB.
+      bus.handle("big.reply", () => new Uint8Array(2 * 1024 * 1024));
+      bus.handle("small.reply", () => new Uint8Array(1024));
+      await bus.flush();
+      // The code itself shows the refusal came back as the answer: a silence would be TIMEOUT.
+      await expect(bus.request("big.reply", new Uint8Array(0), { timeoutMs: 20_000 })).rejects.toMatchObject({
+        code: "PAYLOAD_TOO_LARGE",
+        message: expect.stringContaining("big.reply"),
+      });
+      expect(handlerErrors).toHaveLength(1);
+      expect((await bus.request("small.reply", new Uint8Array(0), { timeoutMs: 5_000 })).byteLength).toBe(1024);
+    } finally {
+      await bus.close();
+    }
+  });
+});

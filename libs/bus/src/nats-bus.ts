@@ -83,7 +83,19 @@ export class NatsBus implements Bus {
 
   private respond(msg: Msg, reply: Uint8Array): void {
     // A reply after the caller gave up is harmless: nobody listens on its inbox any more.
-    if (!this.nc.isClosed()) msg.respond(reply);
+    if (this.nc.isClosed()) return;
+    // One the server would refuse (over its max_payload) becomes an error the caller gets now,
+    // instead of a silence it waits out to its timeout.
+    const max = this.nc.info?.max_payload;
+    if (max !== undefined && reply.byteLength > max) {
+      const err = new GatewayError(
+        "PAYLOAD_TOO_LARGE",
+        `the answer to ${msg.subject} is ${reply.byteLength} bytes, above the bus's max_payload (${max})`,
+      );
+      this.onHandlerError?.(err, msg.subject);
+      reply = encodeReplyError(err);
+    }
+    msg.respond(reply);
   }
 
   publish(subject: string, data: Uint8Array): void {

@@ -12,6 +12,7 @@ import {
 } from "@gw/contracts";
 import { toEntry, toSummary } from "../convert.js";
 import type { SessionsDeps } from "../deps.js";
+import type { StoredEntry } from "../model.js";
 import { checkKey, checkLimit } from "../validate.js";
 import { ensureSession, notFound } from "./lookup.js";
 
@@ -29,8 +30,32 @@ export async function readHistory(
     ({ meta, created } = await ensureSession(deps, req.key, req.agentId));
   }
   const entries =
-    req.limit > 0 ? (await deps.repo.tail(meta, req.limit)).reverse() : (await deps.repo.branch(meta)).entries;
+    req.limit > 0 ? withinReplyBudget(await deps.repo.tail(meta, req.limit)).reverse() : (await deps.repo.branch(meta)).entries;
   return { session: toSummary(meta), entries: entries.map(toEntry), created };
+}
+
+/**
+ * The most a history reply carries, well under NATS's max_payload (1 MiB by default): a session
+ * whose newest `limit` entries hold more (long pastes, tool results at their cap) would otherwise
+ * fail every run on it, since its reply could never be sent. Such a history is read as its newest
+ * entries that fit; the runner drops a tool result whose call was left out (docs/decisions.md).
+ */
+export const HISTORY_REPLY_MAX_BYTES = 768 * 1024;
+
+/** About what an entry weighs in the encoded reply: its texts plus the fields' framing. */
+function entryBytes(e: StoredEntry): number {
+  const ENTRY_OVERHEAD = 128;
+  return Buffer.byteLength(e.body) + Buffer.byteLength(e.sender) + (e.meta.length * 3) / 4 + e.id.length + e.parentId.length + e.runId.length + ENTRY_OVERHEAD;
+}
+
+/** The newest entries (newest first, as `tail` gives them) that fit the reply; the newest always. */
+export function withinReplyBudget(newestFirst: StoredEntry[], maxBytes = HISTORY_REPLY_MAX_BYTES): StoredEntry[] {
+  let total = 0;
+  for (let i = 0; i < newestFirst.length; i++) {
+    total += entryBytes(newestFirst[i]!);
+    if (total > maxBytes && i > 0) return newestFirst.slice(0, i);
+  }
+  return newestFirst;
 }
 
 export async function listSessions(deps: SessionsDeps, req: SessionsListRequest): Promise<SessionsListResponse> {
@@ -46,5 +71,7 @@ export async function previewSession(deps: SessionsDeps, req: SessionsPreviewReq
   const limit = checkLimit("limit", req.limit, 20, SESSIONS_PREVIEW_MAX_LIMIT);
   const found = await deps.repo.preview(checkKey(req.key), limit);
   if (!found) throw notFound(req.key);
-  return { viewJson: deps.previews.encode(limit, found.meta, found.entries) };
+  // The reply, like the history's, must fit one bus message: a preview of long messages shows
+  // the newest that fit (at least one).
+  return { viewJson: deps.previews.encode(limit, found.meta, withinReplyBudget(found.entries)) };
 }
