@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runFailure } from "../run/run-errors.js";
+import { expectNotJsonEventFailure } from "./contract-helpers.js";
 import { AnthropicProvider } from "./anthropic-provider.js";
 import { type ModelChunk, type ModelRequest, ProviderError, type ToolSpec } from "./model-provider.js";
 
@@ -224,14 +224,6 @@ describe("AnthropicProvider on unusual streams", () => {
       events({ type: "message_start", message: {} }, { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "partial" } }) +
       'event: content_block_delta\ndata: {"type": "content_block_delta", "delta": {\n\n' +
       events({ type: "message_stop" });
-    const chunks: ModelChunk[] = [];
-    const bad = await (async () => {
-      for await (const chunk of provider(baseUrl).stream(request("x"), never())) chunks.push(chunk);
-    })().catch((e: unknown) => e);
-    expect(chunks).toEqual([{ type: "text", text: "partial" }]);
-    expect(bad).toBeInstanceOf(ProviderError);
-    expect(bad).toMatchObject({ retryable: true, message: "anthropic-test stream sent an event that is not JSON" });
-    expect((bad as Error).cause).toBeInstanceOf(SyntaxError);
-    expect(runFailure(bad, never())).toEqual({ code: "MODEL_ERROR", message: "anthropic-test stream sent an event that is not JSON" });
+    await expectNotJsonEventFailure(provider(baseUrl).stream(request("x"), never()), "anthropic-test");
   });
 });

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { type FakeModelServer, freePort, startFakeModelServer } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ModelChunk, type ModelRequest, ProviderError, type ToolSpec } from "./model-provider.js";
-import { runFailure } from "../run/run-errors.js";
+import { expectNotJsonEventFailure } from "./contract-helpers.js";
 import { OpenAiProvider } from "./openai-provider.js";
 
 let fake: FakeModelServer;
@@ -237,14 +237,6 @@ describe("OpenAiProvider on unusual streams", () => {
 
   it("fails as the provider (MODEL_ERROR), not as a bug of ours, when a chunk is not JSON", async () => {
     next = `data: ${JSON.stringify({ choices: [{ delta: { content: "partial" } }] })}\n\ndata: {"choices": [{"delta": \n\ndata: [DONE]\n\n`;
-    const chunks: ModelChunk[] = [];
-    const bad = await (async () => {
-      for await (const chunk of provider(baseUrl).stream(request("x"), never())) chunks.push(chunk);
-    })().catch((e: unknown) => e);
-    expect(chunks).toEqual([{ type: "text", text: "partial" }]);
-    expect(bad).toBeInstanceOf(ProviderError);
-    expect(bad).toMatchObject({ retryable: true, message: "openai-test stream sent an event that is not JSON" });
-    expect((bad as Error).cause).toBeInstanceOf(SyntaxError);
-    expect(runFailure(bad, never())).toEqual({ code: "MODEL_ERROR", message: "openai-test stream sent an event that is not JSON" });
+    await expectNotJsonEventFailure(provider(baseUrl).stream(request("x"), never()), "openai-test");
   });
 });
