@@ -46,16 +46,20 @@ describe("RunClient", () => {
   afterEach(() => {
     for (const r of routers.splice(0)) r.close();
   });
+  /** An edge's run side on `bus`: its socket hub, event router and run client. */
+  const edgeRuns = (bus: Bus, registry: RunRegistry, queue: InProcessRunQueue) => {
+    const hub = new EventHub({ bus, subjects, logger });
+    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
+    routers.push(router);
+    return { hub, client: new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 }) };
+  };
 
   it("hands a run's starter the events that arrived before its registration did, once and in order", async () => {
     const bus = new InProcessBus();
     const { store, release } = slowWrites(createMemoryFastStore());
     const registry = new RunRegistry(store);
     const queue = new InProcessRunQueue();
-    const hub = new EventHub({ bus, subjects, logger });
-    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
-    routers.push(router);
-    const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
+    const { hub, client } = edgeRuns(bus, registry, queue);
     const starter = socket("s1", "webchat");
     hub.add(starter);
 
@@ -94,10 +98,7 @@ describe("RunClient", () => {
   it("shows a run whose runId is taken none of the other run's events", async () => {
     const bus = new InProcessBus();
     const registry = new RunRegistry(createMemoryFastStore());
-    const hub = new EventHub({ bus, subjects, logger });
-    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
-    routers.push(router);
-    const client = new RunClient({ bus, subjects, registry, queue: new InProcessRunQueue(), router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
+    const { hub, client } = edgeRuns(bus, registry, new InProcessRunQueue());
     await registry.create({ runId: "taken", sessionKey: "t:2", agentId: "", state: "running", edgeId: "e", createdAt: 0, updatedAt: 0 });
     const late = socket("s2", "webchat");
     hub.add(late);
@@ -117,10 +118,7 @@ describe("RunClient", () => {
     const counted = { ...store, values: { ...store.values, get: (key: string) => (reads.push(key), store.values.get(key)) } };
     const registry = new RunRegistry(counted as FastStore);
     const queue = new InProcessRunQueue();
-    const hub = new EventHub({ bus, subjects, logger });
-    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
-    routers.push(router);
-    const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
+    const { client } = edgeRuns(bus, registry, queue);
     queue.consume(
       async (req: RunRequest) => {
         const final = { runId: req.runId, sessionKey: req.sessionKey, agentId: "", state: "done", edgeId: "e", createdAt: 0, updatedAt: 0, payloads: [{ type: "text", text: "ok" }] };
@@ -147,10 +145,7 @@ describe("RunClient", () => {
     const queue = Object.assign(new InProcessRunQueue(), {
       submit: () => Promise.reject(new Error("no NATS")),
     });
-    const hub = new EventHub({ bus, subjects, logger });
-    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
-    routers.push(router);
-    const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
+    const { client } = edgeRuns(bus, registry, queue);
 
     const record = await client.run({ message: "x", sessionKey: "t:4", runId: "run-undispatched" }, {});
     expect(record).toMatchObject({ state: "error", error: { code: "UNAVAILABLE" } });
@@ -174,10 +169,7 @@ describe("RunClient", () => {
     });
     const registry = new RunRegistry(createMemoryFastStore());
     const queue = new InProcessRunQueue();
-    const hub = new EventHub({ bus, subjects, logger });
-    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
-    routers.push(router);
-    const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
+    const { client } = edgeRuns(bus, registry, queue);
     const end = (req: Pick<RunRequest, "runId" | "sessionKey" | "edgeId">) => {
       const final = { runId: req.runId, sessionKey: req.sessionKey, agentId: "", state: "done", edgeId: req.edgeId, createdAt: 0, updatedAt: 0 };
       emitEvent(inner, req, TERMINAL_SEQ, "lifecycle", { phase: "end" }, final);
@@ -208,10 +200,7 @@ describe("RunClient", () => {
     const bus = new InProcessBus();
     const registry = new RunRegistry(createMemoryFastStore());
     const queue = new InProcessRunQueue();
-    const hub = new EventHub({ bus, subjects, logger });
-    const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "e" });
-    routers.push(router);
-    const client = new RunClient({ bus, subjects, registry, queue, router, edgeId: "e", logger, defaultTimeoutSeconds: 30 });
+    const { client } = edgeRuns(bus, registry, queue);
     const dispatched: number[] = [];
     queue.consume(
       async (req: RunRequest) => {
