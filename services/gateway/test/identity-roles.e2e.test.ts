@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GatewayUnderTest, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { type GatewayUnderTest, type Mode, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
 import { httpRequest } from "./fixtures/http.js";
 import { type Frame, WsClient } from "./fixtures/ws-client.js";
 
@@ -12,12 +12,12 @@ const PROXY = "127.0.0.50";
 const USER_HEADER = "x-auth-user";
 const SEND_BODY = JSON.stringify({ params: { to: "@ops", message: "hi", channel: "telegram", idempotencyKey: "k-1" } });
 
-function useGateway(gateway: Record<string, unknown>) {
+function useGateway(mode: Mode, gateway: Record<string, unknown>) {
   const state: { gw?: GatewayUnderTest } = {};
   const clients: WsClient[] = [];
   beforeAll(async () => {
-    state.gw = await startGateway("embedded", { gateway });
-  });
+    state.gw = await startGateway(mode, { gateway });
+  }, 120_000);
   afterAll(async () => {
     for (const c of clients) c.close();
     await state.gw?.stop();
@@ -39,8 +39,8 @@ function useGateway(gateway: Record<string, unknown>) {
   return { open, connect, http };
 }
 
-describe("identity users confined to webchat (gateway.auth.trustedProxy.roles: [webchat])", () => {
-  const { open, connect, http } = useGateway({
+describe.each(MODES)("identity users confined to webchat (gateway.auth.trustedProxy.roles: [webchat]) (%s)", (mode) => {
+  const { open, connect, http } = useGateway(mode, {
     auth: {
       token: "${E2E_GATEWAY_TOKEN}",
       trustedProxy: { enabled: true, header: USER_HEADER, roles: ["webchat"], controlUsers: ["ops"] },
@@ -109,8 +109,8 @@ describe("identity users confined to webchat (gateway.auth.trustedProxy.roles: [
   });
 });
 
-describe("identity users with the default roles", () => {
-  const { connect, http } = useGateway({
+describe.each(MODES)("identity users with the default roles (%s)", (mode) => {
+  const { connect, http } = useGateway(mode, {
     auth: { token: "${E2E_GATEWAY_TOKEN}", trustedProxy: { enabled: true, header: USER_HEADER } },
     trustedProxies: [PROXY],
   });
