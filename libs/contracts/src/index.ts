@@ -10,6 +10,8 @@ export {
   ChannelsPairingApproveResponse,
   ChannelsPairingListRequest,
   ChannelsPairingListResponse,
+  ChannelsPairingRejectRequest,
+  ChannelsPairingRejectResponse,
   ChannelsStatusRequest,
   ChannelsStatusResponse,
   DeliveryEnqueueRequest,
@@ -67,6 +69,7 @@ export * from "./wire/methods.js";
 export * from "./wire/delivery-methods.js";
 export * from "./wire/device-methods.js";
 export * from "./wire/run-methods.js";
+export * from "./wire/operator-methods.js";
 export * from "./wire/client-events.js";
 export * from "./wire/encoded-json.js";
 export * from "./wire/session-views.js";

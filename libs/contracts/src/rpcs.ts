@@ -9,6 +9,8 @@ import {
   ChannelsPairingApproveResponse,
   ChannelsPairingListRequest,
   ChannelsPairingListResponse,
+  ChannelsPairingRejectRequest,
+  ChannelsPairingRejectResponse,
   ChannelsStatusRequest,
   ChannelsStatusResponse,
   DeliveryEnqueueRequest,
@@ -176,6 +178,12 @@ export const RPC = {
     method: "channels.pairing.approve",
     request: ChannelsPairingApproveRequest,
     response: ChannelsPairingApproveResponse,
+  },
+  channelsPairingReject: {
+    service: "delivery",
+    method: "channels.pairing.reject",
+    request: ChannelsPairingRejectRequest,
+    response: ChannelsPairingRejectResponse,
   },
   /** Compaction's model summary; builtin models and failures answer errors, and compaction falls back. */
   agentSummarize: {

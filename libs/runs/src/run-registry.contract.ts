@@ -82,6 +82,19 @@ export function describeRunRegistryContract(name: string, setup: () => Promise<R
         await pair.a.create(record(runId));
       });
 
+      it("lists the runs not yet final on every instance, and drops one once it finishes or lapses", async () => {
+        const [queued, running, finished, lost] = ["q", "r", "f", "l"].map((label) => uniqueRunId(`live-${label}`)) as [string, string, string, string];
+        for (const runId of [queued, running, finished, lost]) await pair.a.create(record(runId));
+        await pair.b.claim(running, "runner-1");
+        const claimed = await pair.b.claim(finished, "runner-1");
+        await pair.b.finish(claimed!, { payloads: [] });
+        const mine = (records: RunRecord[]) => records.map((r) => r.runId).filter((id) => [queued, running, finished, lost].includes(id));
+        expect(mine(await pair.b.listLive(1_000)).sort()).toEqual([queued, running, lost].sort());
+        expect(await pair.a.listLive(1_000)).toEqual(expect.arrayContaining([expect.objectContaining({ runId: running, state: "running", owner: "runner-1" })]));
+        await pair.elapse(liveTtlMs + 100);
+        expect(mine(await pair.a.listLive(1_000))).toEqual([]);
+      });
+
       it("records a typed error as the error state", async () => {
         const runId = uniqueRunId("err");
         await pair.a.create(record(runId));

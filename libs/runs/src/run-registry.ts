@@ -1,4 +1,4 @@
-import { decodeJson, GatewayError, type RunRecord, RunRecordSchema } from "@gw/contracts";
+import { decodeJson, GatewayError, isFinal, type RunRecord, RunRecordSchema } from "@gw/contracts";
 import type { FastStore } from "@gw/store";
 
 /** A record read back from the store, through its schema. */
@@ -37,6 +37,12 @@ const REGISTRATION_WAIT_MS = 2_048;
 const runKey = (runId: string) => `run:{${runId}}`;
 const heartbeatKey = (runId: string) => `runhb:{${runId}}`;
 const abortKey = (runId: string) => `runabort:{${runId}}`;
+/**
+ * The ids of runs not yet final, for `runs.list`: one set on the whole deployment (a Redis
+ * Cluster keeps it on one node; an add and a remove per run). A member whose record is final or
+ * gone (a runner that died before it removed it) is dropped by the next list.
+ */
+const LIVE_RUNS_KEY = "runs:live";
 
 /**
  * Run state shared by edges and runners (DESIGN §6), on the FastStore: the record
@@ -56,6 +62,23 @@ export class RunRegistry {
       ifAbsent: true,
     });
     if (!written) throw new GatewayError("CONFLICT", `runId ${record.runId} is already in use`);
+    await this.store.sets.add(LIVE_RUNS_KEY, record.runId, this.opts.liveTtlMs);
+  }
+
+  /** The runs not yet final (queued or running), oldest first, at most `limit`. */
+  async listLive(limit: number): Promise<RunRecord[]> {
+    const ids = await this.store.sets.members(LIVE_RUNS_KEY);
+    if (ids.length === 0) return [];
+    const raws = await this.store.values.getMany(ids.map(runKey));
+    const live: RunRecord[] = [];
+    const gone: string[] = [];
+    raws.forEach((raw, i) => {
+      const record = raw === null || raw === undefined ? null : parseRecord(raw);
+      if (record === null || isFinal(record.state)) gone.push(ids[i]!);
+      else live.push(record);
+    });
+    await Promise.all(gone.map((runId) => this.store.sets.remove(LIVE_RUNS_KEY, runId)));
+    return live.sort((a, b) => a.createdAt - b.createdAt).slice(0, limit);
   }
 
   async get(runId: string): Promise<RunRecord | null> {
@@ -140,10 +163,13 @@ export class RunRegistry {
       state: outcome.error === undefined ? "done" : "error",
       updatedAt: Date.now(),
     };
-    const written = this.store.values.writeAll([
-      { key: runKey(record.runId), value: JSON.stringify(final), ttlMs: this.opts.retentionMs },
-      { key: heartbeatKey(record.runId), value: null },
-    ]);
+    const written = Promise.all([
+      this.store.values.writeAll([
+        { key: runKey(record.runId), value: JSON.stringify(final), ttlMs: this.opts.retentionMs },
+        { key: heartbeatKey(record.runId), value: null },
+      ]),
+      this.store.sets.remove(LIVE_RUNS_KEY, record.runId),
+    ]).then(() => undefined);
     written.catch(() => undefined);
     return { final, written };
   }

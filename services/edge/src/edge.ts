@@ -38,9 +38,11 @@ import { channelPairingMethods } from "./methods/channel-pairing.js";
 import { deliveryMethods } from "./methods/delivery.js";
 import { deviceMethods } from "./methods/devices.js";
 import { pairingMethods } from "./methods/pairing.js";
+import { operatorMethods } from "./methods/operator.js";
 import { MethodRegistry } from "./methods/registry.js";
 import { sessionMethods } from "./methods/sessions.js";
 import { RunClient } from "./runs/run-client.js";
+import { EdgePresence } from "./status/edge-presence.js";
 import { Connection, type ConnectionDeps, EdgeSocket, type UpgradeInfo } from "./ws/connection.js";
 import { ConnectionsPerIp } from "./ws/limits.js";
 
@@ -167,6 +169,14 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     logger,
     defaultTimeoutSeconds: config.runner.defaultTimeoutSeconds,
   });
+  const presence = new EdgePresence({
+    store: deps.fastStore,
+    edgeId: deps.edgeId,
+    version: deps.version,
+    logger,
+    connections: () => connections.size,
+    draining: () => drain.draining,
+  });
   const registry = new MethodRegistry().register(
     ...agentMethods(busDeps),
     ...agentRunMethods(runs, logger),
@@ -178,6 +188,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     ...pairingMethods(devices),
     ...deviceMethods(devices),
     ...channelPairingMethods(busDeps),
+    ...operatorMethods({ ...busDeps, registry: deps.runs.registry, presence, edgeId: deps.edgeId, hooksEnabled: config.hooks.enabled }),
   );
 
   const app = Fastify({
@@ -300,6 +311,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : listen.port;
   logger.info({ host: listen.host, port, edgeId: deps.edgeId }, "edge listening");
+  presence.start();
 
   return {
     port,
@@ -317,6 +329,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
           limiter.close();
           devices.close();
           runEvents.close();
+          await presence.stop();
           await app.close();
         },
       }),

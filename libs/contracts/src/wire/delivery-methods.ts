@@ -86,6 +86,9 @@ export const ChannelsPairingApproveParamsSchema = z.object({
   accountId: z.string().min(1).max(64).optional(),
 });
 
+/** `channels.pairing.reject`: the same code; the sender's request is dropped, not approved. */
+export const ChannelsPairingRejectParamsSchema = ChannelsPairingApproveParamsSchema;
+
 /** The `POST /api/send` body: the request-frame shape of SPEC §4.1 `send` (§4.2). */
 export const ApiSendBodySchema = z.object({
   jsonrpc: z.literal("2.0").optional(),

@@ -106,6 +106,9 @@ export async function startInbound(deps: InboundDeps): Promise<Inbound> {
       await notifyApproved(deps, entry);
       return { approved: pairingView(entry) };
     }),
+    serveRpc(deps.bus, deps.subjects, RPC.channelsPairingReject, async (req) => ({
+      rejected: pairingView(await pairing.reject(req.channel, req.code, req.accountId === "" ? undefined : req.accountId)),
+    })),
   ];
   turns.start();
   processor.start();

@@ -129,11 +129,7 @@ export class PairingBook {
 
   /** Approves the sender a code was sent to; NOT_FOUND for an unknown or lapsed code. */
   async approve(channel: string, code: string, accountId?: string): Promise<PairingEntry> {
-    const wanted = canonicalCode(code);
-    const entry = (await this.list(channel)).find(
-      (e) => canonicalCode(e.code) === wanted && (accountId === undefined || e.accountId === accountId),
-    );
-    if (entry === undefined) throw new GatewayError("NOT_FOUND", `no pending pairing request on channel "${channel}" has code ${code}`);
+    const entry = await this.pending(channel, code, accountId);
     const approvedKey = senderKey("a", entry.channel, entry.accountId, entry.sender);
     await this.deps.approved.put(
       approvedKey,
@@ -141,6 +137,26 @@ export class PairingBook {
     );
     this.approvedSeen.add(approvedKey);
     await this.deps.requests.delete(senderKey("p", entry.channel, entry.accountId, entry.sender));
+    return entry;
+  }
+
+  /**
+   * Drops the request a code was sent to without approving the sender; NOT_FOUND as approve.
+   * The sender stays unknown: writing again later brings a new code (and a new request).
+   */
+  async reject(channel: string, code: string, accountId?: string): Promise<PairingEntry> {
+    const entry = await this.pending(channel, code, accountId);
+    await this.deps.requests.delete(senderKey("p", entry.channel, entry.accountId, entry.sender));
+    return entry;
+  }
+
+  /** The pending request a code names (any case, with or without the dash). */
+  private async pending(channel: string, code: string, accountId?: string): Promise<PairingEntry> {
+    const wanted = canonicalCode(code);
+    const entry = (await this.list(channel)).find(
+      (e) => canonicalCode(e.code) === wanted && (accountId === undefined || e.accountId === accountId),
+    );
+    if (entry === undefined) throw new GatewayError("NOT_FOUND", `no pending pairing request on channel "${channel}" has code ${code}`);
     return entry;
   }
 }

@@ -14,6 +14,7 @@ import { defaultConfig } from "@gw/config";
 import { EventHub } from "../events/event-hub.js";
 import { RunClient } from "../runs/run-client.js";
 import { RunEventRouter } from "../events/run-event-router.js";
+import { EdgePresence } from "../status/edge-presence.js";
 import { agentSubscribeMethods } from "../methods/agent-subscribe.js";
 import { AgentSubscriptions } from "../events/agent-subscriptions.js";
 import { agentRunMethods } from "../methods/agent-runs.js";
@@ -21,6 +22,7 @@ import { agentMethods } from "../methods/agents.js";
 import { channelPairingMethods } from "../methods/channel-pairing.js";
 import { deliveryMethods } from "../methods/delivery.js";
 import { deviceMethods } from "../methods/devices.js";
+import { operatorMethods } from "../methods/operator.js";
 import { pairingMethods } from "../methods/pairing.js";
 import { sessionMethods } from "../methods/sessions.js";
 import { buildAsyncApi } from "./asyncapi.js";
@@ -72,6 +74,13 @@ async function registeredMethods() {
     ...pairingMethods(devices),
     ...deviceMethods(devices),
     ...channelPairingMethods(busDeps),
+    ...operatorMethods({
+      ...busDeps,
+      registry: new RunRegistry(store),
+      presence: new EdgePresence({ store, edgeId: "e", version: "0", logger, connections: () => 0, draining: () => false }),
+      edgeId: "e",
+      hooksEnabled: false,
+    }),
   ];
   devices.close();
   await durable.close();

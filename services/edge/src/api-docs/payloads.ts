@@ -175,6 +175,7 @@ const PairingRequestView = z.object({
 export const ChannelsPairingListResult = z.object({ requests: z.array(PairingRequestView) });
 
 export const ChannelsPairingApproveResult = PairingRequestView.extend({ approved: z.literal(true) });
+export const ChannelsPairingRejectResult = PairingRequestView.extend({ rejected: z.literal(true) });
 
 export const ApiSendResult = z.object({
   id: z.union([z.number(), z.string(), z.null()]),
@@ -199,4 +200,50 @@ export const HttpErrorBody = z.object({
     type: z.enum(["invalid_request_error", "authentication_error", "rate_limited", "api_error"]),
     param: z.string().optional().describe("the request parameter at fault, when one is"),
   }),
+});
+
+const RunInFlight = z.object({
+  runId: z.string(),
+  sessionKey: z.string(),
+  agentId: z.string(),
+  status: z.enum(["queued", "running"]),
+  startedAt: z.number().describe("epoch ms the run was registered"),
+  updatedAt: z.number(),
+  edgeId: z.string().describe("the edge (or hooks/delivery replica) that started it"),
+  runner: z.string().nullable().describe("the runner holding it; null while queued"),
+});
+export const RunsListResult = z.object({ runs: z.array(RunInFlight) });
+
+export const GatewayStatusResult = z.object({
+  version: z.string(),
+  edgeId: z.string().describe("the edge that answered"),
+  edges: z.array(
+    z.object({
+      edgeId: z.string(),
+      version: z.string(),
+      startedAt: z.number(),
+      seenAt: z.number().describe("epoch ms of its last heartbeat (every 5 s; gone after 20 s without)"),
+      connections: z.number(),
+      draining: z.boolean(),
+    }),
+  ),
+  services: z.array(
+    z.object({
+      service: z.enum(["agent-runner", "sessions", "delivery"]),
+      ready: z.boolean(),
+      error: z.string().nullable(),
+    }),
+  ),
+  hooks: z.object({ enabled: z.boolean() }),
+  channels: z
+    .object({
+      channels: z.number(),
+      accounts: z.number(),
+      reachable: z.number(),
+      withErrors: z.number(),
+      byChannel: z.array(z.object({ id: z.string(), kind: z.string(), accounts: z.number(), reachable: z.number() })),
+    })
+    .nullable()
+    .describe("null when delivery did not answer"),
+  runs: z.object({ inFlight: z.number(), atLeast: z.boolean(), queued: z.number(), running: z.number() }),
 });

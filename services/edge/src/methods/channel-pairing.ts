@@ -1,5 +1,11 @@
 import { callRpc } from "@gw/bus";
-import { ChannelsPairingApproveParamsSchema, ChannelsPairingListParamsSchema, type PairingRequest, RPC } from "@gw/contracts";
+import {
+  ChannelsPairingApproveParamsSchema,
+  ChannelsPairingListParamsSchema,
+  ChannelsPairingRejectParamsSchema,
+  type PairingRequest,
+  RPC,
+} from "@gw/contracts";
 import type { BusDeps } from "../bus-deps.js";
 import { defineMethod } from "./registry.js";
 
@@ -17,7 +23,7 @@ function requestView(request: PairingRequest): Record<string, unknown> {
 
 /**
  * Pairing of people who write to a bot (dmPolicy "pairing"): the codes waiting for approval, and
- * approving one, after which delivery answers that sender. For control connections only: an
+ * approving one, after which delivery answers that sender, or rejecting it. For control connections only: an
  * approval lets someone outside the gateway talk to its agents.
  */
 export function channelPairingMethods(deps: BusDeps) {
@@ -43,6 +49,20 @@ export function channelPairingMethods(deps: BusDeps) {
           opts,
         );
         return { approved: true, ...(res.approved === undefined ? {} : requestView(res.approved)) };
+      },
+    }),
+    defineMethod({
+      name: "channels.pairing.reject",
+      params: ChannelsPairingRejectParamsSchema,
+      handler: async (params) => {
+        const res = await callRpc(
+          deps.bus,
+          deps.subjects,
+          RPC.channelsPairingReject,
+          { channel: params.channel, code: params.code, accountId: params.accountId ?? "" },
+          opts,
+        );
+        return { rejected: true, ...(res.rejected === undefined ? {} : requestView(res.rejected)) };
       },
     }),
   ];

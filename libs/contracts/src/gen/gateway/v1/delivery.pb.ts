@@ -204,6 +204,17 @@ export interface ChannelsPairingApproveResponse {
   approved: PairingRequest | undefined;
 }
 
+/** The same lookup as approve; the sender's request is removed and the sender is not approved. */
+export interface ChannelsPairingRejectRequest {
+  channel: string;
+  code: string;
+  accountId: string;
+}
+
+export interface ChannelsPairingRejectResponse {
+  rejected: PairingRequest | undefined;
+}
+
 function createBaseDeliverySendRequest(): DeliverySendRequest {
   return {
     channel: "",
@@ -1766,6 +1777,120 @@ export const ChannelsPairingApproveResponse: MessageFns<ChannelsPairingApproveRe
             }
 
             message.approved = PairingRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseChannelsPairingRejectRequest(): ChannelsPairingRejectRequest {
+  return { channel: "", code: "", accountId: "" };
+}
+
+export const ChannelsPairingRejectRequest: MessageFns<ChannelsPairingRejectRequest> = {
+  encode(message: ChannelsPairingRejectRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.channel !== "") {
+      writer.uint32(10).string(message.channel);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(26).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChannelsPairingRejectRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChannelsPairingRejectRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.channel = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseChannelsPairingRejectResponse(): ChannelsPairingRejectResponse {
+  return { rejected: undefined };
+}
+
+export const ChannelsPairingRejectResponse: MessageFns<ChannelsPairingRejectResponse> = {
+  encode(message: ChannelsPairingRejectResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rejected !== undefined) {
+      PairingRequest.encode(message.rejected, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChannelsPairingRejectResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChannelsPairingRejectResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rejected = PairingRequest.decode(reader, reader.uint32());
             continue;
           }
         }

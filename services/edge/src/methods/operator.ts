@@ -1,0 +1,71 @@
+import { GATEWAY_VERSION, GatewayStatusParamsSchema, type RunRecord, RunsListParamsSchema } from "@gw/contracts";
+import type { RunRegistry } from "@gw/runs";
+import type { BusDeps } from "../bus-deps.js";
+import type { EdgePresence } from "../status/edge-presence.js";
+import { channelsSummary, probeServices } from "../status/service-probes.js";
+import { defineMethod } from "./registry.js";
+
+export interface OperatorMethodDeps extends BusDeps {
+  registry: RunRegistry;
+  presence: EdgePresence;
+  edgeId: string;
+  hooksEnabled: boolean;
+}
+
+/** How many runs `gateway.status` reads to count them; beyond it says "at least". */
+const STATUS_RUNS_LIMIT = 1_000;
+
+function runView(record: RunRecord) {
+  return {
+    runId: record.runId,
+    sessionKey: record.sessionKey,
+    agentId: record.agentId,
+    status: record.state,
+    startedAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    edgeId: record.edgeId,
+    runner: record.owner ?? null,
+  };
+}
+
+/**
+ * What an operator's tools need to see the whole deployment at once (control connections only,
+ * auth/permissions.ts): the runs in flight on every edge and runner, and a status of edges,
+ * services, channels and runs.
+ */
+export function operatorMethods(deps: OperatorMethodDeps) {
+  return [
+    defineMethod({
+      name: "runs.list",
+      params: RunsListParamsSchema,
+      handler: async (params) => {
+        // Filters apply before the limit, so a filtered page is full when there are enough.
+        const runs = (await deps.registry.listLive(STATUS_RUNS_LIMIT))
+          .filter((r) => (params.sessionKey === undefined || r.sessionKey === params.sessionKey) && (params.agentId === undefined || r.agentId === params.agentId))
+          .slice(0, params.limit);
+        return { runs: runs.map(runView) };
+      },
+    }),
+    defineMethod({
+      name: "gateway.status",
+      params: GatewayStatusParamsSchema,
+      handler: async () => {
+        const [edges, probed, runs] = await Promise.all([deps.presence.list(), probeServices(deps), deps.registry.listLive(STATUS_RUNS_LIMIT)]);
+        return {
+          version: GATEWAY_VERSION,
+          edgeId: deps.edgeId,
+          edges,
+          services: probed.services,
+          hooks: { enabled: deps.hooksEnabled },
+          channels: channelsSummary(probed.channels),
+          runs: {
+            inFlight: runs.length,
+            atLeast: runs.length >= STATUS_RUNS_LIMIT,
+            queued: runs.filter((r) => r.state === "queued").length,
+            running: runs.filter((r) => r.state === "running").length,
+          },
+        };
+      },
+    }),
+  ];
+}
