@@ -18,6 +18,7 @@ export {
   type JetStreamDurableStoreOptions,
   readsDirect,
 } from "./jetstream-durable-store.js";
+export { HeldLease, type LeaseOutcome, type LeaseTiming, leaseTiming, withLease } from "./held-lease.js";
 export { KeyedMutex } from "./keyed-mutex.js";
 export { fingerprint, type Once, RunOnce, type RunOnceOptions } from "./run-once.js";
 export { createMemoryFastStore, type MemoryFastStoreOptions } from "./memory-fast-store.js";

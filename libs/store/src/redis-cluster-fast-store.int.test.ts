@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueName } from "./contract-helpers.js";
 import { describeFastStoreContract } from "./fast-store.contract.js";
+import { describeHeldLeaseContract } from "./held-lease.contract.js";
 import { keySlot } from "./key-slot.js";
 import { createRedisFastStore } from "./redis-fast-store.js";
 
@@ -21,6 +22,11 @@ describeFastStoreContract("redis cluster", () => clusterStore());
 describeFastStoreContract("redis cluster, writes coalesced per turn", () =>
   createRedisFastStore({ url: cluster.nodes[0]!, nodes: cluster.nodes, keyPrefix: `${uniqueName("c")}:`, coalesceWrites: true }),
 );
+
+describeHeldLeaseContract("two clients of one redis cluster", async () => {
+  const keyPrefix = `${uniqueName("c")}:`;
+  return [await clusterStore(keyPrefix), await clusterStore(keyPrefix)];
+});
 
 describe("redis FastStore on a cluster", () => {
   it("reads and writes keys spread over every master in one call", async () => {

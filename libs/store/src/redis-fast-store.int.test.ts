@@ -2,6 +2,7 @@ import { freePort, type RedisServerHandle, startRedis, waitFor } from "@gw/testi
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectGatewayError, uniqueName } from "./contract-helpers.js";
 import { describeFastStoreContract } from "./fast-store.contract.js";
+import { describeHeldLeaseContract } from "./held-lease.contract.js";
 import { createRedisFastStore } from "./redis-fast-store.js";
 
 let redis: RedisServerHandle;
@@ -20,6 +21,12 @@ describeFastStoreContract("redis", () =>
 describeFastStoreContract("redis, writes coalesced per turn", () =>
   createRedisFastStore({ url: redis.url, keyPrefix: `${uniqueName("t")}:`, coalesceWrites: true }),
 );
+
+// Two replicas: two connections to one Redis, one key prefix.
+describeHeldLeaseContract("two clients of one redis", async () => {
+  const keyPrefix = `${uniqueName("t")}:`;
+  return [await createRedisFastStore({ url: redis.url, keyPrefix }), await createRedisFastStore({ url: redis.url, keyPrefix })];
+});
 
 describe("redis FastStore across processes", () => {
   it("shares counters, claims and sets between two stores on one Redis", async () => {

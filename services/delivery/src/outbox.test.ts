@@ -1,7 +1,7 @@
 import { ChannelError } from "@gw/channels";
 import type { DeliverySendRequest } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
-import { createFileDurableStore, type DurableStore } from "@gw/store";
+import { createFileDurableStore, type DurableKv, type DurableStore, type FastStore, type KvEntry } from "@gw/store";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,6 +41,34 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5_000)
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A gate a test opens when it wants: what waits on it stays stalled until then. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/** A replica paused after reading a job (a long GC pause, a frozen VM): its reads and renewals wait for `wake`. */
+function stalledAfterRead(kv: DurableKv, store: FastStore) {
+  const { open: wake, opened: woken } = gate();
+  let reads = 0;
+  const stalledKv: DurableKv = {
+    get: async (key): Promise<KvEntry | null> => {
+      const entry = await kv.get(key);
+      reads++;
+      await woken;
+      return entry;
+    },
+    put: (key, value) => kv.put(key, value),
+    create: (key, value) => kv.create(key, value),
+    update: (key, value, revision) => kv.update(key, value, revision),
+    delete: (key, revision) => kv.delete(key, revision),
+    keys: () => kv.keys(),
+  };
+  const leases = { ...store.leases, renew: async (key: string, holder: string, ttlMs: number) => woken.then(() => store.leases.renew(key, holder, ttlMs)) };
+  return { kv: stalledKv, store: { ...store, leases }, wake, reads: () => reads };
 }
 
 afterEach(async () => {
@@ -115,7 +143,7 @@ describe("Outbox", () => {
     const job = message({ text: "orphaned" });
     const jobId = Outbox.jobId(job.idempotencyKey);
     // The dead holder's lease, still running for 300 ms.
-    await shared.store.values.set(`delivery:outbox:lease:${jobId}`, "dead", { ttlMs: 300 });
+    expect(await shared.store.leases.acquire(`delivery:outbox:${jobId}`, "dead", 300)).toBe(true);
     const dead = new Outbox({ kv, store: shared.store, dispatcher: shared.dispatcher, logger }, { replicaId: "dead", retryForMs: 60_000, leaseMs: 1_000 });
     await dead.stop();
     await dead.enqueue(job, "run:5");
@@ -125,5 +153,42 @@ describe("Outbox", () => {
     survivor.start();
     await until(() => shared.adapter.sent.length === 1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+  });
+
+  it("sends nothing from a replica that wakes from a stall after its job's lease passed to another, and leaves that lease alone", async () => {
+    const dir = makeTempDir("outbox-");
+    const shared = setup({ pacing: "off" });
+    const kv = await (await durable(dir)).kv("delivery_outbox");
+    const job = message({ text: "once" });
+    const leaseKey = `delivery:outbox:${Outbox.jobId(job.idempotencyKey)}`;
+
+    const stalled = stalledAfterRead(kv, shared.store);
+    let sendsByA = 0;
+    const a = new Outbox(
+      { kv: stalled.kv, store: stalled.store, dispatcher: { send: (r) => (sendsByA++, shared.dispatcher.send(r)) }, logger },
+      { replicaId: "a", retryForMs: 60_000, leaseMs: 300 },
+    );
+    outboxes.push(a);
+    await a.enqueue(job, "run:6");
+    await until(() => stalled.reads() === 1);
+
+    // B takes the job once A's lease lapsed, and is still sending when A wakes.
+    const bSending = gate();
+    let sendsByB = 0;
+    const b = new Outbox(
+      { kv, store: shared.store, dispatcher: { send: async (r) => (sendsByB++, await bSending.opened, shared.dispatcher.send(r)) }, logger },
+      { replicaId: "b", retryForMs: 60_000, leaseMs: 5_000, scanEveryMs: 50 },
+    );
+    outboxes.push(b);
+    b.start();
+    await until(() => sendsByB === 1);
+    stalled.wake();
+    await a.stop();
+    expect(sendsByA).toBe(0);
+    expect(await shared.store.leases.holder(leaseKey)).toMatch(/^b:/);
+
+    bSending.open();
+    await until(async () => (await b.pending()) === 0);
+    expect(shared.adapter.sent.map((m) => ("text" in m ? m.text : ""))).toEqual(["once"]);
   });
 });

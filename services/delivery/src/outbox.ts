@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { DeliverySendRequest, type ErrorCodeName, isGatewayError } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import type { DurableKv, FastStore } from "@gw/store";
+import { type DurableKv, type FastStore, type HeldLease, leaseTiming, withLease } from "@gw/store";
 import type { Dispatcher } from "./dispatcher.js";
 
 export interface OutboxOptions {
@@ -52,7 +52,7 @@ export class Outbox {
     private readonly deps: {
       kv: DurableKv;
       store: FastStore;
-      dispatcher: Dispatcher;
+      dispatcher: Pick<Dispatcher, "send">;
       logger: Logger;
     },
     private readonly opts: OutboxOptions,
@@ -64,9 +64,13 @@ export class Outbox {
 
   start(): void {
     const every = this.opts.scanEveryMs ?? 2_000;
-    this.timer = setInterval(() => void this.scan(), every);
+    this.timer = setInterval(() => this.scanNow(), every);
     this.timer.unref();
-    void this.scan();
+    this.scanNow();
+  }
+
+  private scanNow(): void {
+    this.scan().catch((err: unknown) => this.deps.logger.warn({ err }, "the outbox scan failed; the next one retries"));
   }
 
   /** Accepts a job durably; a second job with the same idempotency key is the first one. */
@@ -125,31 +129,29 @@ export class Outbox {
   }
 
   private async attempt(jobId: string): Promise<void> {
-    const leaseKey = `delivery:outbox:lease:${jobId}`;
-    const leased = await this.deps.store.values.set(leaseKey, this.opts.replicaId, { ifAbsent: true, ttlMs: this.opts.leaseMs });
-    if (!leased) return;
-    const renew = setInterval(() => {
-      void this.deps.store.values.set(leaseKey, this.opts.replicaId, { ttlMs: this.opts.leaseMs }).catch(() => undefined);
-    }, Math.max(10, this.opts.leaseMs / 3));
+    // One tenure, one holder: a restarted replica with the same id never takes its predecessor's lease for its own.
+    const holder = `${this.opts.replicaId}:${randomUUID()}`;
+    const timing = leaseTiming(this.opts.leaseMs);
+    await withLease(this.deps.store.leases, `delivery:outbox:${jobId}`, holder, timing, (lease) => this.deliver(jobId, lease));
+  }
+
+  /** Works the job while this replica holds its lease; nothing is sent or written once the lease may be gone. */
+  private async deliver(jobId: string, lease: HeldLease): Promise<void> {
+    const entry = await this.deps.kv.get(jobId);
+    if (entry === null || !lease.held()) return;
+    const job = JSON.parse(Buffer.from(entry.value).toString("utf8")) as Job;
+    if (job.nextAttemptAt > Date.now()) return;
+    const request = DeliverySendRequest.decode(Buffer.from(job.request, "base64"));
     try {
-      const entry = await this.deps.kv.get(jobId);
-      if (entry === null) return;
-      const job = JSON.parse(Buffer.from(entry.value).toString("utf8")) as Job;
-      if (job.nextAttemptAt > Date.now()) return;
-      const request = DeliverySendRequest.decode(Buffer.from(job.request, "base64"));
-      try {
-        const receipt = await this.deps.dispatcher.send(request);
-        await this.deps.kv.delete(jobId);
-        this.deps.logger.info(
-          { jobId, origin: job.origin, channel: receipt.channel, messageIds: receipt.messageIds },
-          "outbox job delivered",
-        );
-      } catch (err) {
-        await this.failed(jobId, job, entry.revision, err);
-      }
-    } finally {
-      clearInterval(renew);
-      await this.deps.store.values.delete(leaseKey).catch(() => undefined);
+      const receipt = await this.deps.dispatcher.send(request);
+      await this.deps.kv.delete(jobId);
+      this.deps.logger.info(
+        { jobId, origin: job.origin, channel: receipt.channel, messageIds: receipt.messageIds },
+        "outbox job delivered",
+      );
+    } catch (err) {
+      // The new holder tries again; the job's revision would refuse this write anyway.
+      if (lease.held()) await this.failed(jobId, job, entry.revision, err);
     }
   }
 

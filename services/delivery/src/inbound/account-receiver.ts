@@ -2,9 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { ChannelReceiver } from "@gw/channels";
 import { retryDelayMs, sleep } from "@gw/http-client";
 import type { Logger } from "@gw/runtime";
-import type { LeaseStore } from "@gw/store";
+import { type HeldLease, type LeaseStore, type LeaseTiming, withLease } from "@gw/store";
 import type { StatusBook } from "../status-book.js";
-import { HeldLease, type LeaseTiming } from "./held-lease.js";
 import { FencedOut, type ReceiverCursors } from "./receiver-cursors.js";
 import type { InboundOrigin, InboundSink } from "./sink.js";
 
@@ -65,14 +64,11 @@ export class AccountReceiver {
     const { timing } = this.deps;
     while (!stop.aborted) {
       const holder = `${this.deps.replicaId}:${randomUUID()}`;
-      const acquiredAt = Date.now();
-      const acquired = await this.deps.leases.acquire(this.key, holder, timing.ttlMs).catch((err: unknown) => {
+      const tenure = await withLease(this.deps.leases, this.key, holder, timing, (lease) => this.tenure(lease, stop)).catch((err: unknown) => {
         this.log.warn({ err }, "inbound receiver could not ask for its lease");
-        return false;
+        return { held: false as const };
       });
-      if (acquired) {
-        await this.tenure(new HeldLease(this.deps.leases, this.key, holder, timing, acquiredAt), stop);
-      } else {
+      if (!tenure.held) {
         const wait = timing.acquireEveryMs * (0.5 + (this.deps.random ?? Math.random)());
         await sleep(wait, stop).catch(() => undefined);
       }
@@ -109,7 +105,7 @@ export class AccountReceiver {
         await sleep(delay, signal).catch(() => undefined);
       }
     } finally {
-      await lease.release();
+      // withLease releases the lease once this returns.
       this.log.info({ reason: describe(lease.lost.reason ?? stop.reason) }, "inbound receiver let its lease go");
     }
   }

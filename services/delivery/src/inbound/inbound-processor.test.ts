@@ -69,10 +69,19 @@ afterEach(async () => {
   await fastStore.close();
 });
 
-async function replica(name: string, turn: RecordingTurn, opts: { leaseMs?: number; scanEveryMs?: number; retryForMs?: number } = {}) {
+interface ReplicaOptions {
+  leaseMs?: number;
+  scanEveryMs?: number;
+  retryForMs?: number;
+  /** Where this replica holds its leases (default: the shared store). */
+  leases?: FastStore["leases"];
+}
+
+async function replica(name: string, turn: RecordingTurn, opts: ReplicaOptions = {}) {
   const store = new InboundStore(await durable.kv("delivery_inbound"), { maxPerSession: 100 });
+  const leased = { ...fastStore, leases: opts.leases ?? fastStore.leases };
   const processor = new InboundProcessor(
-    { store, answered: new AnsweredEvents(fastStore, 60_000), turn: turn.forReplica(name), fastStore, status: new StatusBook(fastStore), logger },
+    { store, answered: new AnsweredEvents(fastStore, 60_000), turn: turn.forReplica(name), fastStore: leased, status: new StatusBook(fastStore), logger },
     { replicaId: name, leaseMs: opts.leaseMs ?? 1_000, retryForMs: opts.retryForMs ?? 60_000, scanEveryMs: opts.scanEveryMs ?? 100 },
   );
   processors.push(processor);
@@ -127,13 +136,29 @@ describe("InboundProcessor", () => {
     const survivor = await replica("b", turn, { leaseMs: 400, scanEveryMs: 50 });
     const key = InboundStore.queueKey(origin, "tg:42");
     // The dead replica took the session's lease and stored two messages, then died.
-    await fastStore.values.set(`delivery:inbound:lease:${key}`, "dead", { ttlMs: 400 });
+    expect(await fastStore.leases.acquire(`delivery:inbound:${key}`, "dead", 400)).toBe(true);
     await survivor.store.append(origin, "tg:42", [inboundMessage("1"), inboundMessage("2")], new Set());
     survivor.processor.start();
     await sleep(200);
     expect(turn.taken).toEqual([]);
     await until(() => turn.taken.length === 2);
     expect(turn.order("tg:42")).toEqual(["1", "2"]);
+  });
+
+  it("takes no further message on a replica whose renewals stalled until its lease passed to another", async () => {
+    const turn = new RecordingTurn(800);
+    // A's renewals never get through (a partition between A and the store): its lease lapses mid-turn.
+    const stalled = { ...fastStore.leases, renew: () => new Promise<boolean>(() => undefined) };
+    const a = await replica("a", turn, { leaseMs: 300, leases: stalled });
+    const b = await replica("b", turn, { leaseMs: 5_000, scanEveryMs: 50 });
+    await post(a, "tg:42", "1", "slow");
+    await a.store.append(origin, "tg:42", [inboundMessage("2")], new Set());
+    b.processor.start();
+    await until(() => turn.taken.filter((t) => t.replica === "b").length === 2);
+    await until(() => a.processor.busy() === 0);
+    // A finished the turn it had started (the same run: InboundTurn follows it, answering once), then stopped.
+    expect(turn.taken.filter((t) => t.replica === "a").map((t) => t.eventId)).toEqual(["1"]);
+    expect(turn.taken.filter((t) => t.replica === "b").map((t) => t.eventId)).toEqual(["1", "2"]);
   });
 
   it("keeps a message whose turn failed on the gateway's side and tries it again", async () => {

@@ -1,5 +1,6 @@
 import type { Logger } from "@gw/runtime";
-import type { FastStore } from "@gw/store";
+import { randomUUID } from "node:crypto";
+import { type FastStore, type HeldLease, leaseTiming, withLease } from "@gw/store";
 import type { StatusBook } from "../status-book.js";
 import type { AnsweredEvents } from "./answered-events.js";
 import { eventKeyOf } from "./conversation.js";
@@ -54,9 +55,13 @@ export class InboundProcessor {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.scan(), this.opts.scanEveryMs ?? 5_000);
+    this.timer = setInterval(() => this.scanNow(), this.opts.scanEveryMs ?? 5_000);
     this.timer.unref();
-    void this.scan();
+    this.scanNow();
+  }
+
+  private scanNow(): void {
+    this.scan().catch((err: unknown) => this.deps.logger.warn({ err }, "the inbound scan failed; the next one retries"));
   }
 
   /**
@@ -112,24 +117,26 @@ export class InboundProcessor {
   }
 
   private async work(key: string): Promise<void> {
-    const leaseKey = `delivery:inbound:lease:${key}`;
-    const { replicaId, leaseMs } = this.opts;
-    const leased = await this.deps.fastStore.values.set(leaseKey, replicaId, { ifAbsent: true, ttlMs: leaseMs });
-    if (!leased) return;
-    const renew = setInterval(() => void this.renew(leaseKey), Math.max(10, leaseMs / 3));
-    try {
-      while (!this.stopped) {
-        const read = await this.deps.store.read(key);
-        const item = read?.queue.items[0];
-        if (read === null || item === undefined) break;
-        if (!(await this.step(read, item))) return;
-      }
-    } finally {
-      clearInterval(renew);
-      await this.release(leaseKey);
-    }
+    // One tenure, one holder: a restarted replica with the same id never takes its predecessor's lease for its own.
+    const holder = `${this.opts.replicaId}:${randomUUID()}`;
+    const timing = leaseTiming(this.opts.leaseMs);
+    const worked = await withLease(this.deps.fastStore.leases, `delivery:inbound:${key}`, holder, timing, (lease) => this.drain(key, lease));
     // A message stored while this replica held the lease, by a replica whose kick found it taken.
-    if (!this.stopped && ((await this.deps.store.read(key))?.queue.items.length ?? 0) > 0) this.again.add(key);
+    if (worked.held && worked.value && !this.stopped && ((await this.deps.store.read(key))?.queue.items.length ?? 0) > 0) this.again.add(key);
+  }
+
+  /**
+   * Takes the session's messages in order while the lease is ours (a turn never starts once it
+   * may be gone); true when the queue ran out, false when the session waits or the lease went.
+   */
+  private async drain(key: string, lease: HeldLease): Promise<boolean> {
+    while (!this.stopped) {
+      const read = await this.deps.store.read(key);
+      const item = read?.queue.items[0];
+      if (read === null || item === undefined) return true;
+      if (!lease.held() || !(await this.step(read, item))) return false;
+    }
+    return true;
   }
 
   /** One message's turn; false when the session should wait (the gateway's side failed). */
@@ -153,22 +160,5 @@ export class InboundProcessor {
     await this.deps.answered.mark(eventKey);
     await this.deps.store.remove(read.key, item.message.eventId, read);
     return true;
-  }
-
-  private async renew(leaseKey: string): Promise<void> {
-    try {
-      if ((await this.deps.fastStore.values.get(leaseKey)) !== this.opts.replicaId) return;
-      await this.deps.fastStore.values.set(leaseKey, this.opts.replicaId, { ttlMs: this.opts.leaseMs });
-    } catch {
-      // The next renewal tries again; a lapsed lease only lets another replica resume the session.
-    }
-  }
-
-  private async release(leaseKey: string): Promise<void> {
-    try {
-      if ((await this.deps.fastStore.values.get(leaseKey)) === this.opts.replicaId) await this.deps.fastStore.values.delete(leaseKey);
-    } catch {
-      // It lapses by itself.
-    }
   }
 }

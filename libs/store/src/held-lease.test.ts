@@ -1,6 +1,13 @@
-import { createMemoryFastStore, type FastStore, type LeaseStore } from "@gw/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { FastStore, LeaseStore } from "./fast-store.js";
+import { describeHeldLeaseContract } from "./held-lease.contract.js";
 import { HeldLease } from "./held-lease.js";
+import { createMemoryFastStore } from "./memory-fast-store.js";
+
+describeHeldLeaseContract("memory", async () => {
+  const store = createMemoryFastStore();
+  return [store, store];
+});
 
 const TIMING = { ttlMs: 400, renewEveryMs: 100 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
