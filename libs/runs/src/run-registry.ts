@@ -190,23 +190,20 @@ export class RunRegistry {
     return (await this.store.values.get(abortKey(runId))) !== null;
   }
 
-  /** Takes the session's run lock if free; the holder refreshes it with refreshSessionLock. */
+  /**
+   * Takes the session's run lock if free; the holder refreshes it with refreshSessionLock. The
+   * lock is a FastStore lease held by `runId`: refresh and unlock compare the holder atomically,
+   * so a run whose lock lapsed can neither extend nor free the next run's.
+   */
   async tryLockSession(sessionKey: string, runId: string): Promise<boolean> {
-    return this.store.values.set(`runlock:${sessionKey}`, runId, {
-      ttlMs: this.opts.heartbeatTtlMs * 2,
-      ifAbsent: true,
-    });
+    return this.store.leases.acquire(`runlock:${sessionKey}`, runId, this.opts.heartbeatTtlMs * 2);
   }
 
   async refreshSessionLock(sessionKey: string, runId: string): Promise<void> {
-    if ((await this.store.values.get(`runlock:${sessionKey}`)) !== runId) return;
-    await this.store.values.set(`runlock:${sessionKey}`, runId, { ttlMs: this.opts.heartbeatTtlMs * 2 });
+    await this.store.leases.renew(`runlock:${sessionKey}`, runId, this.opts.heartbeatTtlMs * 2);
   }
 
   async unlockSession(sessionKey: string, runId: string): Promise<void> {
-    // get-then-delete can race only with a lock that expired under us; the TTL bounds that case.
-    if ((await this.store.values.get(`runlock:${sessionKey}`)) === runId) {
-      await this.store.values.delete(`runlock:${sessionKey}`);
-    }
+    await this.store.leases.release(`runlock:${sessionKey}`, runId);
   }
 }
