@@ -1,5 +1,6 @@
-// Lint for every workspace: eslint's and typescript-eslint's recommended rules, without
-// type information so `npm test` stays fast. Generated code is left alone.
+// Lint for every workspace: eslint's and typescript-eslint's recommended rules, plus the
+// type-aware promise rules (a promise nobody handles ends the process: issue 29). Generated
+// code is left alone.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import gwBoundaries from "./scripts/lint/import-boundaries.mjs";
@@ -18,6 +19,17 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       eqeqeq: ["error", "always"],
       "no-console": "error",
+    },
+  },
+  {
+    // A floating or misused promise is how one request took down the whole gateway (issue 29):
+    // every promise is awaited, returned, or handed to `void` after its errors are handled.
+    files: ["**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": ["error", { ignoreVoid: false }],
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { arguments: true, attributes: false } }],
+      "@typescript-eslint/promise-function-async": "off",
     },
   },
   {

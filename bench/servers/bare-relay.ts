@@ -25,7 +25,7 @@ const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
   req.on("end", () => {
-    void (async () => {
+    const relay = async () => {
       try {
         const { to, message } = sendParams(Buffer.concat(chunks).toString("utf8"));
         const answer = await client.request({
@@ -42,7 +42,8 @@ const server = createServer((req, res) => {
         res.writeHead(500, { "content-type": "application/json" });
         res.end(JSON.stringify({ ok: false, error: { message: (err as Error).message } }));
       }
-    })();
+    };
+    relay().catch((err: unknown) => console.error(err));
   });
 });
 

@@ -51,7 +51,7 @@ const server = createServer((req, res) => {
     const request = JSON.parse(body) as { model?: string; stream?: boolean };
     const model = request.model ?? "zero";
     if (request.stream) {
-      void stream(res, model);
+      stream(res, model).catch(() => res.destroy());
       return;
     }
     const { chunks } = plan(model);

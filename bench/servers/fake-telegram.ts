@@ -10,4 +10,9 @@ const fake = await startFakeTelegram({ chats });
 console.log(`listening ${new URL(fake.baseUrl).port}`);
 // Messages are kept for tests; a long benchmark would grow them without bound.
 setInterval(() => fake.reset(), 1_000).unref();
-process.on("SIGTERM", () => void fake.close().then(() => process.exit(0)));
+process.on("SIGTERM", () => {
+  fake.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+});

@@ -13,5 +13,8 @@ nc.subscribe(subject, {
 await nc.flush();
 process.stdout.write("ready\n");
 process.on("SIGTERM", () => {
-  void nc.close().then(() => process.exit(0));
+  nc.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 });

@@ -9,7 +9,7 @@ wss.on("connection", (socket) => {
   socket.on("message", (data) => {
     const stamped = /^stamp (\d+) (\d+)$/.exec(String(data));
     if (stamped) {
-      void sendStamped(Number(stamped[1]), Number(stamped[2]));
+      sendStamped(Number(stamped[1]), Number(stamped[2])).catch(() => socket.close());
       return;
     }
     const match = /^go (\d+)$/.exec(String(data));

@@ -27,7 +27,10 @@ export class NatsBus implements Bus {
     private readonly observer?: BusObserver,
   ) {
     this.requests = new RequestMux(nc);
-    void this.watchStatus();
+    // Ends when the connection closes; it cannot fail, but nothing here may go unhandled.
+    this.watchStatus().catch(() => {
+      this.healthy = false;
+    });
   }
 
   private async watchStatus(): Promise<void> {
@@ -56,7 +59,9 @@ export class NatsBus implements Bus {
           this.onHandlerError?.(err, subject);
           return;
         }
-        void this.answer(msg, handler, opts?.method);
+        // answer() turns a handler's failure into an error reply; what is left (a reply the
+        // connection refused while draining) goes to the error sink, never unhandled.
+        this.answer(msg, handler, opts?.method).catch((err: unknown) => this.onHandlerError?.(err, subject));
       },
     });
     return () => sub.unsubscribe();

@@ -11,6 +11,7 @@ import { GATEWAY_VERSION } from "@gw/contracts";
 import {
   createLogger,
   createMetrics,
+  guardProcess,
   type Logger,
   type Metrics,
   Shutdown,
@@ -104,13 +105,16 @@ export async function startHost(opts: HostOptions): Promise<ServiceHost & { fast
   const shutdown = new Shutdown({ logger, timeoutMs: config.ops.shutdownTimeoutMs });
   shutdown.onSignals();
   const metrics = createMetrics({ service: opts.service });
+  // A distributed replica has a supervisor and peers: after an uncaught exception it drains and
+  // exits to be replaced (docs/decisions.md, "Process faults").
+  guardProcess({ logger, metrics, onUncaughtException: "exit", shutdown: (reason, code) => shutdown.run(reason, code) });
   // Closed last: spans recorded while the service drains still leave.
   const stopTracing = startTracing({ config, logger, metrics, version: GATEWAY_VERSION });
   if (stopTracing !== undefined) shutdown.add("tracing", stopTracing);
 
   const nc = await connectNats({ url: config.nats.url, name: opts.service });
   const bus = new NatsBus(nc, busErrorSink(logger, metrics), busObserver(metrics, logger));
-  void watchNatsStatus(nc, logger, metrics);
+  watchNatsStatus(nc, logger, metrics).catch((err: unknown) => logger.error({ err }, "NATS status watch ended"));
   shutdown.add("nats", () => bus.close());
   logger.info({ url: config.nats.url }, "connected to NATS");
 

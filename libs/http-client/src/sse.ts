@@ -75,8 +75,12 @@ async function readWithIdle(reader: AsyncIterator<Uint8Array>, opts: ReadSseOpti
       opts.idleMs,
     );
   });
+  // When the idle timer wins, the read it raced stays pending and may fail later (the stream is
+  // torn down): observe it now so that failure is never an unhandled rejection.
+  const next = reader.next();
+  next.catch(() => undefined);
   try {
-    return await Promise.race([reader.next(), idle]);
+    return await Promise.race([next, idle]);
   } catch (cause) {
     if (cause instanceof HttpError || opts.signal.aborted) throw cause;
     throw new HttpError(`${opts.name} stream dropped: ${(cause as Error).message}`, { kind: "network", retryable: true, cause });

@@ -60,7 +60,8 @@ export class LongPull {
     this.watchdog = setInterval(() => this.checkHeartbeats(), this.heartbeatMs);
     this.watchdog.unref();
     this.statuses = nc.status()[Symbol.asyncIterator]();
-    void this.followReconnects();
+    // followReconnects catches its own iterator's failure; nothing may go unhandled.
+    this.followReconnects().catch(() => undefined);
   }
 
   /** Asks for as many messages as the caller has capacity for beyond those already asked for. */
@@ -85,7 +86,7 @@ export class LongPull {
   stop(): void {
     this.stopped = true;
     clearInterval(this.watchdog);
-    void this.statuses.return?.();
+    this.statuses.return?.().catch(() => undefined);
     this.sub.unsubscribe();
   }
 

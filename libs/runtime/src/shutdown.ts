@@ -50,17 +50,19 @@ export class Shutdown {
           this.#exit(1);
           return;
         }
-        void this.run(`signal ${signal}`);
+        // #runHooks catches every hook's failure and exits: nothing is left to reject.
+        void this.run(`signal ${signal}`).catch((err: unknown) => this.#logger.error({ err }, "shutdown failed"));
       });
     }
   }
 
-  run(reason: string): Promise<void> {
-    this.#running ??= this.#runHooks(reason);
+  /** Runs every hook once, then exits with `exitCode` (1 when the deadline passes first). */
+  run(reason: string, exitCode = 0): Promise<void> {
+    this.#running ??= this.#runHooks(reason, exitCode);
     return this.#running;
   }
 
-  async #runHooks(reason: string): Promise<void> {
+  async #runHooks(reason: string, exitCode: number): Promise<void> {
     const deadline = Date.now() + this.#timeoutMs;
     const hooks = [...this.#hooks].reverse();
     this.#logger.info(
@@ -86,7 +88,7 @@ export class Shutdown {
       }
     }
     this.#logger.info({ reason }, "shutdown complete");
-    this.#exit(0);
+    this.#exit(exitCode);
   }
 }
 

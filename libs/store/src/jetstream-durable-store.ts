@@ -26,7 +26,7 @@ const SWEEP_EVERY_MS = 3_600_000;
 function trackConnection(nc: NatsConnection): { connected(): boolean; stop(): void } {
   let connected = !nc.isClosed();
   const events = nc.status()[Symbol.asyncIterator]();
-  void (async () => {
+  const follow = async () => {
     for (;;) {
       const next = await events.next().catch(() => ({ done: true as const, value: undefined }));
       if (next.done === true) return;
@@ -34,11 +34,14 @@ function trackConnection(nc: NatsConnection): { connected(): boolean; stop(): vo
       if (status.type === "disconnect" || status.type === "close") connected = false;
       else if (status.type === "reconnect") connected = true;
     }
-  })();
+  };
+  follow().catch(() => {
+    connected = false;
+  });
   return {
     connected: () => connected && !nc.isClosed(),
     stop: () => {
-      void events.return?.();
+      events.return?.().catch(() => undefined);
     },
   };
 }

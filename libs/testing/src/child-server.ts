@@ -9,10 +9,11 @@ function waitForExit(child: ChildProcess, exited: Promise<void>, ms: number): Pr
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);
-    void exited.then(() => {
+    const done = () => {
       clearTimeout(timer);
       resolve(true);
-    });
+    };
+    exited.then(done, done);
   });
 }
 

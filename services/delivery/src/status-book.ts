@@ -92,9 +92,10 @@ export class StatusBook {
       })
       .catch(() => undefined);
     this.chains.set(key, next);
-    void next.finally(() => {
+    // `next` cannot reject (caught above), so neither can this.
+    void next.then(() => {
       if (this.chains.get(key) === next) this.chains.delete(key);
-    });
+    }, () => undefined);
   }
 
   /** Resolves once every pending status write has been tried (for shutdown and tests). */

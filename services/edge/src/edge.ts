@@ -305,7 +305,13 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
       connections.add(new Connection(ws as EdgeSocket, upgrade, connectionDeps));
     });
   };
-  app.server.on("upgrade", (request, socket, head) => void onUpgrade(request, socket, head));
+  app.server.on("upgrade", (request, socket, head) => {
+    // An upgrade that fails in a way onUpgrade did not foresee ends its own socket, never the process.
+    onUpgrade(request, socket, head).catch((err: unknown) => {
+      logger.error({ err }, "WebSocket upgrade failed");
+      socket.destroy();
+    });
+  });
 
   await app.listen({ host: listen.host, port: listen.port });
   const address = app.server.address();

@@ -224,13 +224,17 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
   const seconds = Math.min(req.timeoutSeconds || deps.settings.defaultTimeoutSeconds, deps.settings.maxTimeoutSeconds);
   const timer = setTimeout(() => controller.abort(new RunTimedOut(seconds)), seconds * 1000);
   let beat: NodeJS.Timeout | undefined;
-  void confirmed.then((claim) => {
-    if (claim === null) return;
-    beat = setInterval(() => {
-      void deps.registry.heartbeat(req.runId, deps.runnerId).catch((err) => log.warn({ err }, "heartbeat failed"));
-      if (!req.ephemeral) void deps.registry.refreshSessionLock(req.sessionKey, req.runId).catch(() => undefined);
-    }, HEARTBEAT_MS);
-  });
+  // Its failure is the run's to handle (it awaits `confirmed` below); the heartbeat only starts.
+  confirmed.then(
+    (claim) => {
+      if (claim === null) return;
+      beat = setInterval(() => {
+        void deps.registry.heartbeat(req.runId, deps.runnerId).catch((err) => log.warn({ err }, "heartbeat failed"));
+        if (!req.ephemeral) void deps.registry.refreshSessionLock(req.sessionKey, req.runId).catch(() => undefined);
+      }, HEARTBEAT_MS);
+    },
+    () => undefined,
+  );
   events.emit("lifecycle", { phase: "start" });
   const lock: SessionLock = { held: false };
   const started = performance.now();

@@ -19,6 +19,34 @@ describe("SessionClient.load", () => {
     await expect(loading).rejects.toBe(reason);
   });
 
+  it("never leaves the abandoned read's failure unhandled when the run was aborted before the read began", async () => {
+    // Issue 29: the read of a session deleted meanwhile failed after the run had given up on it,
+    // with no handler attached, and Node's default ended the whole process.
+    const bus = new InProcessBus();
+    let failRead: (err: Error) => void = () => undefined;
+    bus.handle(
+      subjects.rpc(RPC.sessionsHistory.service, RPC.sessionsHistory.method),
+      () => new Promise<Uint8Array>((_, reject) => (failRead = reject)),
+    );
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const client = new SessionClient({ bus, subjects, timeoutMs: 60_000, historyLimit: 10 });
+      const run = new AbortController();
+      const reason = new Error("aborted by chat.abort");
+      run.abort(reason);
+      await expect(client.load("s", "main", run.signal)).rejects.toBe(reason);
+      failRead(new Error("unknown session: s"));
+      // Two macrotask turns: Node reports an unhandled rejection after the microtask queue drains.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
   it("answers as before without a signal", async () => {
     const bus = new InProcessBus();
     const client = new SessionClient({ bus, subjects, timeoutMs: 200, historyLimit: 10 });

@@ -95,8 +95,13 @@ export function messageToEntry(message: ChatMessage, runId: string, senders: Ent
  * history and dropping the exchange: an answer the session does not hold would be lost data
  * (docs/decisions.md "Agent runs").
  */
-/** Settles as `work` does, or rejects with the signal's reason once it aborts (a read, abandoned). */
+/**
+ * Settles as `work` does, or rejects with the signal's reason once it aborts (a read, abandoned).
+ * An abandoned `work` may still fail later (the session was deleted meanwhile): it is observed
+ * here first, so that failure is never an unhandled rejection (issue 29: one ended the process).
+ */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => undefined);
   if (signal.aborted) return Promise.reject(signal.reason as Error);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason as Error);

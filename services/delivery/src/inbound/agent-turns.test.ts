@@ -26,7 +26,9 @@ function startRunner() {
       taken();
       if (claimed === null) return;
       if (behaviour.die) return; // its heartbeat lapses: the runner died mid-run
-      const beat = setInterval(() => void registry.heartbeat(request.runId, "runner-1"), 50);
+      const beat = setInterval(() => {
+      registry.heartbeat(request.runId, "runner-1").catch(() => undefined);
+    }, 50);
       await sleep(behaviour.delayMs);
       clearInterval(beat);
       const final = await registry.finish(claimed, { payloads: [{ type: "text", text: `You said: ${request.message}` }] });

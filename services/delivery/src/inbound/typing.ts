@@ -15,12 +15,13 @@ export function startTyping(adapter: ChannelAdapter, chat: string, threadId: str
   const typing = adapter.typing?.bind(adapter);
   if (typing === undefined) return () => undefined;
   let stopped = false;
-  const call = (what: string, fn: (chat: string, threadId: string | undefined, signal: AbortSignal, replyingTo?: string) => Promise<void>) =>
+  const call = (what: string, fn: (chat: string, threadId: string | undefined, signal: AbortSignal, replyingTo?: string) => Promise<void>): void => {
     fn(chat, threadId, AbortSignal.timeout(CALL_TIMEOUT_MS), replyingTo).catch((err: unknown) =>
       logger.debug({ err: (err as Error).message, chat }, `${what} failed`),
     );
+  };
   const show = () => {
-    if (!stopped) void call("typing indicator", typing);
+    if (!stopped) call("typing indicator", typing);
   };
   show();
   const timer = setInterval(show, adapter.typingRenewMs ?? RENEW_EVERY_MS);
@@ -29,6 +30,6 @@ export function startTyping(adapter: ChannelAdapter, chat: string, threadId: str
     stopped = true;
     clearInterval(timer);
     const hide = adapter.stopTyping?.bind(adapter);
-    if (hide !== undefined) void call("hiding the typing indicator", hide);
+    if (hide !== undefined) call("hiding the typing indicator", hide);
   };
 }

@@ -302,7 +302,7 @@ export class FileSessionRepository implements SessionRepository {
       await unlink(join(this.dir, `${slot.base}${META_SUFFIX}`));
       await fsyncDir(this.dir);
       this.slots.delete(key);
-      void this.index.remove(key, ++this.indexVersion);
+      await this.index.remove(key, ++this.indexVersion);
       this.tails.forget(key);
       await rm(join(this.dir, slot.log), { force: true });
       return true;

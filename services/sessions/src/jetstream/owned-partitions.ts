@@ -54,7 +54,7 @@ export class OwnedPartitions {
 
   constructor(private readonly deps: OwnedPartitionsDeps) {
     this.metas = new KnownMetas(deps.limit);
-    void this.followConnection();
+    this.followConnection().catch((err: unknown) => deps.onError?.(err));
   }
 
   /** The partitions owned now (after every ownership change). */
@@ -65,7 +65,7 @@ export class OwnedPartitions {
       if (this.watches.has(p) || !this.deps.partitions[p]) continue;
       const watch: Watch = { partition: p, stopped: false, live: false, generation: 0, delivered: 0 };
       this.watches.set(p, watch);
-      void this.follow(watch);
+      this.follow(watch).catch((err: unknown) => this.deps.onError?.(err));
     }
   }
 
