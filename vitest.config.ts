@@ -6,6 +6,7 @@ export default defineConfig({
       "libs/*/src/**/*.test.ts",
       "libs/*/test/**/*.test.ts",
       "services/*/src/**/*.test.ts",
+      "services/edge/webchat/src/**/*.test.ts",
       "services/*/test/**/*.test.ts",
       "scripts/**/*.test.ts",
     ],

@@ -1,6 +1,6 @@
 /**
- * The page's DOM, built with textContent only: nothing the gateway or a model sends is ever
- * parsed as HTML.
+ * The page's DOM helpers. Text is set with textContent: nothing the gateway or a model sends is
+ * parsed as HTML, except an answer's Markdown, which markdown.ts renders with raw HTML escaped.
  */
 
 export function byId<T extends HTMLElement>(id: string): T {
@@ -16,69 +16,90 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: st
   return element;
 }
 
-/** Writes text into `into`: fenced code blocks as <pre><code>, the rest as pre-wrapped text. */
-export function renderText(into: HTMLElement, text: string): void {
-  into.replaceChildren();
-  const parts = text.split(/^```[^\n]*\n?/m);
-  parts.forEach((part, i) => {
-    if (part === "") return;
-    if (i % 2 === 1) {
-      const pre = el("pre");
-      pre.append(el("code", undefined, part.replace(/\n$/, "")));
-      into.append(pre);
-    } else {
-      into.append(el("div", "text", part));
-    }
+/** A button that runs `action`; its failure is shown in `report` rather than lost. */
+export function button(label: string, action: () => Promise<void> | void, opts: { className?: string; title?: string } = {}): HTMLButtonElement {
+  const element = el("button", opts.className, label);
+  element.type = "button";
+  if (opts.title !== undefined) element.setAttribute("aria-label", opts.title);
+  element.addEventListener("click", () => {
+    element.disabled = true;
+    Promise.resolve()
+      .then(action)
+      .catch((err: unknown) => showError(err))
+      .finally(() => {
+        element.disabled = false;
+      });
   });
-  if (into.childElementCount === 0) into.append(el("div", "text"));
+  return element;
 }
 
-/** One message in the list; `update` re-renders its text, `note` adds a tool or error line. */
-export class MessageView {
-  readonly item: HTMLLIElement;
-  private readonly body: HTMLDivElement;
-  private text = "";
-
-  constructor(list: HTMLElement, role: "user" | "assistant", sender: string, text = "") {
-    this.item = el("li", `message ${role}`);
-    this.item.dataset.role = role;
-    this.item.append(el("div", "sender", sender));
-    this.body = el("div", "body");
-    this.item.append(this.body);
-    list.append(this.item);
-    this.set(text);
-  }
-
-  get content(): string {
-    return this.text;
-  }
-
-  set(text: string): void {
-    this.text = text;
-    renderText(this.body, text);
-  }
-
-  append(chunk: string): void {
-    this.set(this.text + chunk);
-  }
-
-  pending(on: boolean): void {
-    this.item.classList.toggle("pending", on);
-  }
-
-  note(text: string, kind: "tool" | "error"): HTMLElement {
-    const line = el("div", kind, text);
-    this.item.append(line);
-    return line;
-  }
+/** A labelled form control: `<label>Text <control></label>`. */
+export function labelled(text: string, control: HTMLElement, className?: string): HTMLLabelElement {
+  const label = el("label", className, text);
+  label.append(" ", control);
+  return label;
 }
 
-export function setStatus(text: string, state: "connecting" | "connected" | "error"): void {
-  const status = byId("status");
+export function option(value: string, text = value): HTMLOptionElement {
+  const element = el("option", undefined, text);
+  element.value = value;
+  return element;
+}
+
+/** The page-wide notice (role=alert) for a control that failed. */
+export function showError(err: unknown): void {
+  byId("notice-text").textContent = err instanceof Error ? err.message : String(err);
+  byId("notice").hidden = false;
+}
+
+export function clearError(): void {
+  byId("notice").hidden = true;
+}
+
+/**
+ * Asks before a destructive action, inline next to the control (keyboard-usable, unlike a
+ * native confirm() it does not block the page's events): `question` with Yes and Cancel.
+ */
+export function confirmInline(anchor: HTMLElement, question: string, yesLabel: string, yes: () => Promise<void>): void {
+  const box = el("div", "confirm");
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", question);
+  const cancel = button("Cancel", () => {
+    box.remove();
+    anchor.focus();
+  }, { className: "secondary" });
+  const ok = button(yesLabel, async () => {
+    box.remove();
+    await yes();
+  }, { className: "danger" });
+  box.append(el("span", undefined, question), ok, cancel);
+  anchor.after(box);
+  cancel.focus();
+}
+
+/** A time as the reader's clock shows it, or a dash for none. */
+export function when(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || ms <= 0) return "—";
+  return new Date(ms).toLocaleString();
+}
+
+export function setStatus(text: string, state: "connecting" | "connected" | "error", id = "status"): void {
+  const status = byId(id);
   status.textContent = text;
   status.dataset.state = state;
 }
 
 export function scrollToEnd(list: HTMLElement): void {
   list.scrollTop = list.scrollHeight;
+}
+
+/**
+ * Replaces a container's children and gives focus back to the control that had it (by its
+ * data-focus id), so a live update does not throw a keyboard user out of the list.
+ */
+export function replaceKeepingFocus(container: HTMLElement, children: HTMLElement[]): void {
+  const focused = document.activeElement instanceof HTMLElement && container.contains(document.activeElement) ? document.activeElement.dataset.focus : undefined;
+  container.replaceChildren(...children);
+  if (focused === undefined) return;
+  container.querySelector<HTMLElement>(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
 }
