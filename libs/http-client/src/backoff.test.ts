@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type RetryPolicy, retryDelayMs, retryWithBackoff, sleep } from "./backoff.js";
+import { type RetryPolicy, retryDelayMs, retryWithBackoff } from "./backoff.js";
 import { HttpError } from "./http-error.js";
 
 const status = (code: number, retryAfterMs?: number) =>
@@ -30,17 +30,6 @@ describe("retryDelayMs", () => {
     expect(retryDelayMs({ ...policy, random: () => 0 }, 0, 700)).toBe(700);
     expect(retryDelayMs({ ...policy, random: () => 1 }, 2, 10)).toBe(400);
     expect(retryDelayMs({ ...policy, random: () => 0 }, 0, 60_000)).toBe(4_000);
-  });
-});
-
-describe("sleep", () => {
-  it("rejects with the signal's own reason", async () => {
-    const controller = new AbortController();
-    const pending = sleep(60_000, controller.signal);
-    const reason = new Error("stop");
-    controller.abort(reason);
-    await expect(pending).rejects.toBe(reason);
-    await expect(sleep(1, controller.signal)).rejects.toBe(reason);
   });
 });
 

@@ -1,3 +1,4 @@
+import { retryDelay, sleep } from "@gw/runtime";
 import { HttpError } from "./http-error.js";
 
 export interface RetryPolicy {
@@ -15,30 +16,14 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDe
 const RETRY_AFTER_CAP_FACTOR = 4;
 
 /**
- * Full jitter over an exponential ceiling (`attempt` counts from 0 for the first retry); a
- * server's Retry-After wins when it asks for longer, up to four times `maxDelayMs`.
+ * Full jitter over an exponential ceiling (`attempt` counts from 0 for the first retry: the
+ * shared policy, @gw/runtime's retryDelay); a server's Retry-After wins when it asks for longer,
+ * up to four times `maxDelayMs`.
  */
 export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterMs?: number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-  const jittered = Math.round((policy.random ?? Math.random)() * ceiling);
+  const jittered = retryDelay(attempt, { baseMs: policy.baseDelayMs, capMs: policy.maxDelayMs, jitter: "full", random: policy.random });
   if (retryAfterMs === undefined) return jittered;
   return Math.min(policy.maxDelayMs * RETRY_AFTER_CAP_FACTOR, Math.max(jittered, retryAfterMs));
-}
-
-/** Waits `ms`; rejects with the signal's own reason when it fires first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 export interface RetryOptions extends RetryPolicy {

@@ -1,5 +1,5 @@
 export { type AddressClass, classifyAddress, type EmbeddingKind, isPublicAddress } from "./address-class.js";
-export { DEFAULT_RETRY, type RetryOptions, type RetryPolicy, retryDelayMs, retryWithBackoff, sleep } from "./backoff.js";
+export { DEFAULT_RETRY, type RetryOptions, type RetryPolicy, retryDelayMs, retryWithBackoff } from "./backoff.js";
 export { type BoundedBody, readBounded } from "./bounded-read.js";
 export { defaultErrorMessage, type ErrorBodyHook, type ErrorBodyInfo, type ResponseHeaders } from "./error-body.js";
 export {

@@ -1,5 +1,6 @@
 import { hash } from "node:crypto";
 import { GatewayError } from "@gw/contracts";
+import { type BackoffPolicy, retryDelay, sleep } from "@gw/runtime";
 import type { FastStore } from "./fast-store.js";
 
 export interface RunOnceOptions<T> {
@@ -39,8 +40,6 @@ export function fingerprint(parts: unknown): string {
   // One-shot hash: no Hash object per request.
   return hash("sha256", JSON.stringify(parts), "base64url");
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const JSON_CODEC = { encode: (value: unknown) => JSON.stringify(value), decode: (text: string) => JSON.parse(text) as unknown };
 
@@ -94,7 +93,9 @@ export class RunOnce<T> {
     // Only a state read along with the fingerprint check is known to go with it: after a wait,
     // the request waited for may have failed and forgotten its fingerprint.
     let waited = false;
-    for (let wait = this.pollMs; ; wait = Math.min(wait * 2, 250)) {
+    const poll: BackoffPolicy = { baseMs: this.pollMs, capMs: 250, jitter: "none" };
+    for (let attempt = 0; ; attempt++) {
+      const wait = retryDelay(attempt, poll);
       if (state.status === "done") {
         // The result may be another request's, one that took the key after a failure.
         if (this.forget && waited) await this.assertSameRequest(key, print);

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { DeliverySendRequest, type ErrorCodeName, isGatewayError } from "@gw/contracts";
-import type { Logger } from "@gw/runtime";
+import { type BackoffPolicy, type Logger, retryDelay } from "@gw/runtime";
 import { type DurableKv, type FastStore, type HeldLease, leaseTiming, withLease } from "@gw/store";
 import type { Dispatcher } from "./dispatcher.js";
 
@@ -23,6 +23,12 @@ interface Job {
   nextAttemptAt: number;
   lastError?: string;
 }
+
+/**
+ * A job that failed for a transient reason waits 1 s, doubling to at most 5 min, before its next
+ * try; no jitter: the job's next attempt time is stored, and any replica's scan picks it up then.
+ */
+const JOB_BACKOFF: BackoffPolicy = { baseMs: 1_000, capMs: 300_000, jitter: "none" };
 
 /** Failures that another try can fix: the platform was busy, down or slow. */
 export function isTransient(err: unknown): boolean {
@@ -159,7 +165,7 @@ export class Outbox {
     const message = err instanceof Error ? err.message : String(err);
     const attempts = job.attempts + 1;
     if (isTransient(err) && Date.now() - job.acceptedAt < this.opts.retryForMs) {
-      const backoff = Math.min(300_000, 1_000 * 2 ** Math.min(attempts, 12));
+      const backoff = retryDelay(attempts - 1, JOB_BACKOFF);
       const next: Job = { ...job, attempts, nextAttemptAt: Date.now() + backoff, lastError: message };
       await this.deps.kv.update(jobId, Buffer.from(JSON.stringify(next)), revision);
       this.deps.logger.warn({ jobId, origin: job.origin, attempts, retryInMs: backoff, err: message }, "outbox job will be retried");

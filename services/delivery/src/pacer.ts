@@ -1,3 +1,4 @@
+import { sleep } from "@gw/runtime";
 import type { FastStore } from "@gw/store";
 import type { RateRule } from "./rate-rules.js";
 
@@ -20,22 +21,10 @@ export class PaceAborted extends Error {
   override readonly name = "PaceAborted";
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(new PaceAborted("deadline passed while waiting for a rate-limit turn"));
-      return;
-    }
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }
-    function onAbort() {
-      clearTimeout(timer);
-      reject(new PaceAborted("deadline passed while waiting for a rate-limit turn"));
-    }
-    signal.addEventListener("abort", onAbort, { once: true });
+/** Waits `ms`, or rejects with PaceAborted once the send's deadline passes. */
+function waitBefore(ms: number, signal: AbortSignal): Promise<void> {
+  return sleep(ms, signal).catch(() => {
+    throw new PaceAborted("deadline passed while waiting for a rate-limit turn");
   });
 }
 
@@ -78,12 +67,12 @@ export class Pacer {
       const until = (first === undefined ? undefined : await first) ?? (await this.cooldownUntil(target));
       const waitMs = Math.max(0, until - Date.now());
       if (waitMs > 0) {
-        await sleep(Math.min(waitMs, this.maxStepMs), signal);
+        await waitBefore(Math.min(waitMs, this.maxStepMs), signal);
         continue;
       }
       const blockedMs = await this.hitAll(target);
       if (blockedMs === 0) return;
-      await sleep(Math.min(blockedMs, this.maxStepMs), signal);
+      await waitBefore(Math.min(blockedMs, this.maxStepMs), signal);
     }
   }
 

@@ -1,4 +1,5 @@
 import { ChannelError, isChannelError } from "@gw/channels";
+import { type BackoffPolicy, retryDelay, sleep } from "@gw/runtime";
 import { type PaceTarget, type Pacer } from "./pacer.js";
 import type { StatusBook } from "./status-book.js";
 import type { ChannelAccount } from "./channel-directory.js";
@@ -26,20 +27,8 @@ export class CallFailed extends Error {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
+/** Between retries of a 5xx or timeout, unless the deps say otherwise. */
+const DEFAULT_BACKOFF = { baseMs: 250, capMs: 10_000 };
 
 /** Anything an adapter threw, as a ChannelError: an abort is a timeout, a bug stays a bug. */
 function asChannelError(err: unknown, deadline: AbortSignal): ChannelError {
@@ -68,7 +57,7 @@ export async function callPlatform<T extends { cooldownMs?: number }>(
   call: (signal: AbortSignal) => Promise<T>,
   cooldowns?: Promise<number | undefined>,
 ): Promise<T> {
-  const backoff = deps.backoff ?? { baseMs: 250, capMs: 10_000 };
+  const backoff: BackoffPolicy = { ...(deps.backoff ?? DEFAULT_BACKOFF), jitter: "full" };
   for (let attempt = 1; ; attempt++) {
     await deps.pacer.turn(target, deadline, attempt === 1 ? cooldowns : undefined);
     const callDeadline = deadlineOf(deps.callTimeoutMs, deadline);
@@ -79,7 +68,7 @@ export async function callPlatform<T extends { cooldownMs?: number }>(
       return result;
     } catch (err) {
       const error = asChannelError(err, deadline);
-      let waitMs = Math.random() * Math.min(backoff.capMs, backoff.baseMs * 2 ** (attempt - 1));
+      let waitMs = retryDelay(attempt - 1, backoff);
       if (error.kind === "rate_limited") {
         waitMs = error.retryAfterMs ?? Math.max(1_000, waitMs);
         // An account-wide limit (Discord's global one, a WhatsApp number's throughput) holds every
@@ -93,7 +82,7 @@ export async function callPlatform<T extends { cooldownMs?: number }>(
         throw new CallFailed(error, attempt);
       }
       // A rate limit waits in the pacer (its cooldown); anything else backs off here.
-      if (error.kind !== "rate_limited" && !(await sleep(waitMs, deadline))) {
+      if (error.kind !== "rate_limited" && !(await sleep(waitMs, deadline).then(() => true, () => false))) {
         deps.status.failure(account.channelId, account.accountId, error.message);
         throw new CallFailed(error, attempt);
       }

@@ -1,4 +1,5 @@
-import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs, sleep } from "@gw/http-client";
+import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs } from "@gw/http-client";
+import { sleep } from "@gw/runtime";
 import { type ModelChunk, type ModelProvider, type ModelRequest, ProviderError } from "./model-provider.js";
 
 /**

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ChannelReceiver } from "@gw/channels";
-import { retryDelayMs, sleep } from "@gw/http-client";
-import type { Logger } from "@gw/runtime";
+import { type Logger, retryDelay, sleep } from "@gw/runtime";
 import { type HeldLease, type LeaseStore, type LeaseTiming, withLease } from "@gw/store";
 import type { StatusBook } from "../status-book.js";
 import { FencedOut, type ReceiverCursors } from "./receiver-cursors.js";
@@ -98,10 +97,8 @@ export class AccountReceiver {
           if (Date.now() - startedAt >= this.deps.timing.healthyAfterMs) failures = 0;
           this.fail(err);
         }
-        const delay = retryDelayMs(
-          { attempts: Number.POSITIVE_INFINITY, baseDelayMs: this.deps.timing.backoffBaseMs, maxDelayMs: this.deps.timing.backoffMaxMs, random: this.deps.random },
-          failures++,
-        );
+        const { backoffBaseMs: baseMs, backoffMaxMs: capMs } = this.deps.timing;
+        const delay = retryDelay(failures++, { baseMs, capMs, jitter: "full", random: this.deps.random });
         await sleep(delay, signal).catch(() => undefined);
       }
     } finally {

@@ -1,4 +1,4 @@
-import type { Logger } from "@gw/runtime";
+import { type BackoffPolicy, type Logger, retryDelay } from "@gw/runtime";
 import { randomUUID } from "node:crypto";
 import { type FastStore, type HeldLease, leaseTiming, withLease } from "@gw/store";
 import type { StatusBook } from "../status-book.js";
@@ -31,7 +31,7 @@ export interface InboundProcessorDeps {
 }
 
 /** Backoff of a session whose turn failed on the gateway's side: doubling from 1 s to 1 min. */
-const backoffMs = (failures: number) => Math.min(60_000, 1_000 * 2 ** Math.min(failures - 1, 6));
+const SESSION_BACKOFF: BackoffPolicy = { baseMs: 1_000, capMs: 60_000, jitter: "none" };
 
 /**
  * Works the stored inbound messages, one session at a time per session across every replica
@@ -148,7 +148,7 @@ export class InboundProcessor {
     } catch (err) {
       if (Date.now() - item.receivedAt < this.opts.retryForMs) {
         const count = (this.failures.get(read.key)?.count ?? 0) + 1;
-        this.failures.set(read.key, { count, until: Date.now() + backoffMs(count) });
+        this.failures.set(read.key, { count, until: Date.now() + retryDelay(count - 1, SESSION_BACKOFF) });
         this.deps.logger.warn({ err, eventKey, failures: count }, "an inbound turn failed; the session will try again");
         return false;
       }

@@ -9,7 +9,7 @@ import {
   receivedJson,
   type RunRecord,
 } from "@gw/contracts";
-import type { Logger } from "@gw/runtime";
+import { type Logger, sleep } from "@gw/runtime";
 import { isTerminalEvent, type RunEventLog, type RunRegistry, TERMINAL_SEQ } from "@gw/runs";
 import type { CallContext } from "../methods/registry.js";
 import { encodedEventFrame } from "../ws/encoded-frames.js";
@@ -31,7 +31,6 @@ export interface AgentSubscriptionsDeps {
 /** Reads of the store while a gap stays open, this far apart (the store may be a moment behind). */
 const REFILL_DELAYS_MS = [20, 100, 300];
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * An event for a gate: whether it ends its run and, for the end, what a socket other than control
@@ -109,7 +108,9 @@ export class AgentSubscriptions {
     const gate = new ResumeGate(
       afterSeq,
       (event) => this.send(ctx.connId, key, event, unfollow),
-      () => void this.mend(runId, gate),
+      () => {
+        this.mend(runId, gate).catch((err: unknown) => this.deps.logger.warn({ err, runId }, "cannot mend a gap in a run's events"));
+      },
     );
     const follower = {
       targetId: ctx.connId,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Logger } from "@gw/runtime";
+import { type BackoffPolicy, type Logger, retryDelay, sleep } from "@gw/runtime";
 import type { FastStore } from "@gw/store";
 import type { DeferredRuns } from "../queues/deferred-runs.js";
 import type { WakeQueue } from "../queues/wake-queue.js";
@@ -44,7 +44,8 @@ const LIVENESS_TTL_MS = 6_000;
 /** How long `wake` with mode "now" waits for a turn to take its text. */
 const WAKE_NOW_WAIT_MS = 5_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How `wake` with mode "now" looks again for the turn that takes its text: 25 ms doubling to 250 ms. */
+const WAKE_NOW_POLL: BackoffPolicy = { baseMs: 25, capMs: 250, jitter: "none" };
 
 /**
  * The heartbeat (hooks.heartbeat.intervalSeconds): once per interval, across all replicas, it
@@ -71,7 +72,10 @@ export class Heartbeat {
 
   async start(): Promise<void> {
     await this.markAlive();
-    this.liveness = setInterval(() => void this.markAlive(), LIVENESS_EVERY_MS);
+    // markAlive and tick log their own failures; the catches only keep a bug there from escaping.
+    this.liveness = setInterval(() => {
+      this.markAlive().catch(() => undefined);
+    }, LIVENESS_EVERY_MS);
     this.liveness.unref();
     this.schedule();
   }
@@ -98,7 +102,8 @@ export class Heartbeat {
    */
   async wakeNow(key: string): Promise<string> {
     const deadline = Date.now() + WAKE_NOW_WAIT_MS;
-    for (let wait = 25; ; wait = Math.min(wait * 2, 250)) {
+    for (let attempt = 0; ; attempt++) {
+      const wait = retryDelay(attempt, WAKE_NOW_POLL);
       const result = await this.beat();
       if (result.taken.includes(key)) return result.runId ?? "";
       if (!(await this.deps.wake.has(key)) || Date.now() + wait > deadline) return "";
@@ -180,7 +185,9 @@ export class Heartbeat {
     const slot = Math.floor(Date.now() / interval) + 1;
     // A little jitter, so replicas do not all reach the store in the same millisecond.
     const delay = slot * interval - Date.now() + Math.floor(Math.random() * 50);
-    this.timer = setTimeout(() => void this.tick(slot), delay);
+    this.timer = setTimeout(() => {
+      this.tick(slot).catch(() => undefined);
+    }, delay);
     this.timer.unref();
   }
 

@@ -1,4 +1,5 @@
 import { decodeSubjectToken } from "@gw/bus";
+import { sleep } from "@gw/runtime";
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import type { SessionIndex } from "../list-index/session-index.js";
 import { decodeMeta } from "./meta-codec.js";
@@ -38,18 +39,9 @@ export function feedConsumerName(epoch: string): string {
 export function startIndexFeed(deps: IndexFeedDeps): { stop(): Promise<void> } {
   let stopped = false;
   const batches = new Set<ConsumerMessages>();
-  const wakers = new Set<() => void>();
+  const stopping = new AbortController();
   /** A pause that `stop` cuts short. */
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        wakers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      wakers.add(wake);
-    });
+  const pause = (ms: number) => sleep(ms, stopping.signal).catch(() => undefined);
 
   const feedPartition = async (part: SessionPartition, epoch: string, current: () => string) => {
     const stream = `KV_${part.bucket}`;
@@ -102,19 +94,19 @@ export function startIndexFeed(deps: IndexFeedDeps): { stop(): Promise<void> } {
             } catch (err) {
               // NATS restarting or the consumer being recreated: try again shortly.
               if (!stopped) deps.onError?.(err);
-              if (!stopped) await sleep(500);
+              if (!stopped) await pause(500);
             }
           }
         });
         while (!stopped && epoch === mine) {
-          await sleep(deps.epochCheckMs ?? EPOCH_CHECK_MS);
+          await pause(deps.epochCheckMs ?? EPOCH_CHECK_MS);
           if (!stopped) epoch = await deps.index.epoch().catch(() => mine);
         }
         for (const batch of batches) batch.stop();
         await Promise.all(loops);
       } catch (err) {
         deps.onError?.(err);
-        if (!stopped) await sleep(1_000);
+        if (!stopped) await pause(1_000);
       }
     }
   })();
@@ -123,7 +115,7 @@ export function startIndexFeed(deps: IndexFeedDeps): { stop(): Promise<void> } {
     async stop() {
       stopped = true;
       for (const batch of batches) batch.stop();
-      for (const wake of [...wakers]) wake();
+      stopping.abort();
       await done;
     },
   };

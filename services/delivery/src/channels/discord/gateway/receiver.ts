@@ -8,7 +8,7 @@
  * channels.status and tries again later.
  */
 import { ChannelError, type ChannelReceiver, type InboundMessage, type ReceivedBatch } from "@gw/channels";
-import { retryDelayMs, sleep } from "@gw/http-client";
+import { retryDelay, sleep } from "@gw/runtime";
 import { z } from "zod";
 import { type ConnectionEnd, GatewayConnection, type GatewayEvent, type SessionState } from "./connection.js";
 import { inboundOf, relevantMessage } from "./message-create.js";
@@ -83,8 +83,8 @@ export class DiscordGatewayReceiver implements ChannelReceiver {
       if (!end.established) failures += 1;
       const max = this.opts.maxFailedConnects ?? 5;
       if (failures >= max) throw new ChannelError("unavailable", `Discord gateway: ${end.reason} (${failures} connections failed in a row)`);
-      const backoff = { attempts: Number.POSITIVE_INFINITY, baseDelayMs: this.opts.backoffBaseMs ?? 1_000, maxDelayMs: this.opts.backoffMaxMs ?? 60_000, random };
-      await sleep(end.waitMs ?? retryDelayMs(backoff, failures), signal).catch(() => undefined);
+      const backoff = { baseMs: this.opts.backoffBaseMs ?? 1_000, capMs: this.opts.backoffMaxMs ?? 60_000, jitter: "full" as const, random };
+      await sleep(end.waitMs ?? retryDelay(failures, backoff), signal).catch(() => undefined);
     }
   }
 
