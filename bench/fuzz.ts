@@ -1,10 +1,13 @@
-// `npm run fuzz -- --seconds N [--seed S] [--mode embedded|distributed]`: throws generated frames,
-// HTTP requests and slowloris connections at a real gateway for N seconds (default 60), embedded
-// (default) or distributed (edge, agent runner and sessions processes over a real nats-server
-// and redis-server). Exit 1 when an answer is missing or doubled, an INTERNAL error comes back,
-// an HTTP request gets a 500, a process dies, RSS passes the bound, or a store is written:
-// embedded, anything under the data directory; distributed, any Redis key or JetStream stream,
-// except one failed-auth count per refused credential.
+// `npm run fuzz -- --seconds N [--seed S] [--mode embedded|distributed] [--lanes hostile,state]`:
+// for N seconds (default 60) against a real gateway, embedded (default) or distributed (edge,
+// agent runner and sessions processes over a real nats-server and redis-server), two lanes at once:
+// - hostile: generated frames, HTTP requests and slowloris connections that must change nothing;
+// - state: valid runs, aborts, waits, deletes, resets, patches and compactions racing on a few
+//   session keys from several control sockets (bench/lib/state-lane.ts).
+// Exit 1 when an answer is missing or doubled, an INTERNAL error comes back, an HTTP request gets
+// a 500, a process dies or logs an unhandled fault, RSS passes the bound, or (hostile lane alone)
+// a store is written: embedded, anything under the data directory; distributed, any Redis key or
+// JetStream stream, except one failed-auth count per refused credential.
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { connect as tcpConnect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,6 +17,7 @@ import { fuzzFrame, fuzzHttp } from "../services/edge/test/fuzz-frames.js";
 import { fuzzSocket, sendFuzzHttp } from "../services/gateway/test/fixtures/fuzz-socket.js";
 import { type GatewayUnderTest, type Mode, startGateway, TOKEN } from "../services/gateway/test/fixtures/gateway.js";
 import { type StoreWatch, watchStores } from "../services/gateway/test/fixtures/store-writes.js";
+import { formatOutcomes, runStateLane, type StateLaneReport } from "./lib/state-lane.js";
 import { treeRssBytes } from "./lib/system.js";
 
 function flag(name: string, fallback: number): number {
@@ -29,6 +33,8 @@ function textFlag(name: string, fallback: string): string {
 const SECONDS = flag("--seconds", 60);
 const MODE = textFlag("--mode", "embedded") as Mode;
 const SEED = flag("--seed", Date.now() % 2 ** 31);
+const LANES = new Set(textFlag("--lanes", "hostile,state").split(","));
+const STATE_SOCKETS = 6;
 // Growth allowed over the RSS measured after warm-up; a leak per request passes it quickly.
 const RSS_BOUND_BYTES = 256 * 2 ** 20;
 const MAX_SLOW_SOCKETS = 40;
@@ -61,7 +67,7 @@ let unauthorized = 0;
 async function wsRound(url: string, round: number): Promise<number> {
   const frames = fc.sample(fuzzFrame, { numRuns: 10, seed: SEED + round });
   const token = round % 2 === 0 ? TOKEN : undefined;
-  const outcome = await fuzzSocket(url, frames, { firstId: round * 100 + 1, token });
+  const outcome = await fuzzSocket(url, frames, { firstId: round * 100 + 1, token, othersEvents: LANES.has("state") });
   unauthorized += outcome.unauthorized;
   for (const problem of outcome.problems) fail(`round ${round}: ${problem}`);
   return frames.length;
@@ -99,8 +105,12 @@ function processesOf(gw: GatewayUnderTest) {
   return [...gw.edges.map((e) => e.proc), ...(gw.runners ?? []), ...(gw.sessions ?? [])];
 }
 
-/** Proves nothing was written: the data directory (embedded) or Redis and JetStream (distributed). */
+/**
+ * Proves nothing was written: the data directory (embedded) or Redis and JetStream (distributed).
+ * The state lane writes by design, so with it on there is nothing to prove.
+ */
 async function watchWrites(gw: GatewayUnderTest, dataDir: string): Promise<StoreWatch> {
+  if (LANES.has("state")) return { writes: async () => ({ unexpected: [], failedAuthHits: unauthorized }), close: async () => undefined };
   if (MODE === "distributed") return watchStores(gw);
   const before = snapshot(dataDir);
   return {
@@ -116,6 +126,9 @@ async function watchWrites(gw: GatewayUnderTest, dataDir: string): Promise<Store
 
 async function main(): Promise<void> {
   if (MODE !== "embedded" && MODE !== "distributed") throw new Error(`--mode must be embedded or distributed, not ${MODE}`);
+  if ([...LANES].some((lane) => lane !== "hostile" && lane !== "state") || LANES.size === 0) {
+    throw new Error(`--lanes takes hostile, state or both (comma-separated), not ${[...LANES].join(",")}`);
+  }
   const dataDir = mkdtempSync(join(tmpdir(), "gw-fuzz-data-"));
   const gw = await startGateway(MODE, {
     gateway: { dataDir, limits: { failedAuthMax: 1_000_000, preConnectTimeoutMs: 2_000, httpRequestTimeoutMs: 2_000 } },
@@ -129,20 +142,30 @@ async function main(): Promise<void> {
   let round = 0;
   let rssStart = 0;
   let rssMax = 0;
-  console.log(`fuzzing the ${MODE} gateway (${procs.map((p) => p.name).join(", ")}) at ${gw.httpUrl()} for ${SECONDS} s, seed ${SEED}`);
+  console.log(
+      `fuzzing the ${MODE} gateway (${procs.map((p) => p.name).join(", ")}) at ${gw.httpUrl()} for ${SECONDS} s, ` +
+      `lanes ${[...LANES].join(" + ")}, seed ${SEED}`,
+  );
   let watch: StoreWatch | undefined;
+  let stateLane: Promise<StateLaneReport> | undefined;
   try {
     watch = await watchWrites(gw, dataDir);
     const started = Date.now();
+    if (LANES.has("state")) {
+      const lane = { url: gw.wsUrl(), token: TOKEN, sockets: STATE_SOCKETS, window: 8, keys: 4, seed: SEED, answerTimeoutMs: 60_000 };
+      stateLane = runStateLane(lane, SECONDS);
+    }
     while (Date.now() - started < SECONDS * 1000 && alive()) {
       round++;
-      frames += await wsRound(gw.wsUrl(), round);
-      if (round % 4 === 0) requests += await httpRound(gw.httpUrl(), round);
-      if (round % 10 === 0 && slow.size < MAX_SLOW_SOCKETS) {
-        const s = slowSocket(gw.edges[0]!.port, round);
-        slow.add(s);
-        s.on("close", () => slow.delete(s));
-      }
+      if (LANES.has("hostile")) {
+        frames += await wsRound(gw.wsUrl(), round);
+        if (round % 4 === 0) requests += await httpRound(gw.httpUrl(), round);
+        if (round % 10 === 0 && slow.size < MAX_SLOW_SOCKETS) {
+          const s = slowSocket(gw.edges[0]!.port, round);
+          slow.add(s);
+          s.on("close", () => slow.delete(s));
+        }
+      } else await new Promise((resolve) => setTimeout(resolve, 100));
       const rss = rssNow();
       if (rssStart === 0 && Date.now() - started > Math.min(5_000, SECONDS * 200)) rssStart = rss;
       rssMax = Math.max(rssMax, rss);
@@ -150,6 +173,12 @@ async function main(): Promise<void> {
         const elapsed = Math.round((Date.now() - started) / 1000);
         console.log(`  ${elapsed} s: ${frames} frames, ${requests} HTTP, RSS ${Math.round(rss / 2 ** 20)} MiB`);
       }
+    }
+    if (stateLane !== undefined) {
+      const report = await stateLane;
+      rssMax = Math.max(rssMax, rssNow());
+      console.log(`state lane: ${report.sent} requests on ${STATE_SOCKETS} sockets, ${report.answered} answered\n${formatOutcomes(report.outcomes)}`);
+      for (const problem of report.problems) fail(`state lane: ${problem}`);
     }
     for (const p of procs) {
       if (p.child.exitCode !== null || p.child.signalCode !== null) fail(`${p.name} died:\n${p.output().slice(-2000)}`);
@@ -163,6 +192,8 @@ async function main(): Promise<void> {
       fail(`${writes.failedAuthHits} failed-auth counts for ${unauthorized} refused credentials`);
     }
     if (/unexpected error|internal error/.test(gw.logs())) fail("the gateway logged an internal error");
+    const faults = gw.fullLogs().match(/unhandled promise rejection|uncaught exception/g);
+    if (faults !== null) fail(`the gateway logged ${faults.length} unhandled faults`);
   } finally {
     for (const s of slow) s.destroy();
     await watch?.close();
@@ -178,11 +209,12 @@ async function main(): Promise<void> {
     console.log(`FAILED (seed ${SEED}):\n${failures.join("\n")}`);
     process.exit(1);
   }
-  const stores =
-    MODE === "embedded"
+  const stores = LANES.has("state")
+    ? "every state-changing request answered once"
+    : MODE === "embedded"
       ? "nothing written to the data directory"
       : `nothing written to Redis or JetStream but ${unauthorized} failed-auth counts`;
-  console.log(`OK: every frame answered once, no process died, memory bounded, ${stores}`);
+  console.log(`OK: every frame answered once, no process died or logged a fault, memory bounded, ${stores}`);
 }
 
 main().then(
