@@ -37,6 +37,9 @@ COPY --from=build /app/dist ./dist
 # The code and dependencies stay root's (read-only to the service); only the data directory
 # (gateway.dataDir, "./data" from /app) belongs to the user the services run as.
 RUN mkdir -p /app/data && chown 1000:1000 /app/data
+# `gateway <command>` in every image (`docker exec <container> gateway status`): the same CLI
+# as `npx gateway` in a checkout, compiled.
+RUN printf '#!/bin/sh\nexec node /app/dist/gateway.js "$@"\n' > /usr/local/bin/gateway && chmod 755 /usr/local/bin/gateway
 # Numeric, so Kubernetes' runAsNonRoot can verify it (a name like "node" it cannot): uid 1000 is
 # the base image's `node` user, and k8s/ sets runAsUser/runAsGroup to the same numbers.
 USER 1000:1000

@@ -19,13 +19,26 @@ export function serviceEntryPoints(root = ".") {
   return entries;
 }
 
+/**
+ * Packages a workspace needs in a version other than the one npm hoists to the root
+ * node_modules (the image's only one, its workspaces' own folders are not copied): they are
+ * inlined from the workspace's node_modules. commander 14 for the gateway CLI, where the root
+ * holds a dev tool's commander 2.
+ */
+const INLINED = new Set(["commander"]);
+
 /** Bare imports other than our workspaces stay imports: node_modules holds them at run time. */
 const keepPackagesExternal = {
   name: "keep-packages-external",
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith("@gw/") ? undefined : { path: args.path, external: true }));
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith("@gw/") || INLINED.has(args.path) ? undefined : { path: args.path, external: true },
+    );
   },
 };
+
+/** Inlined CommonJS packages `require` Node's modules; an ES module has no `require` of its own. */
+const REQUIRE_BANNER = 'import { createRequire as __gwCreateRequire } from "node:module";\nconst require = __gwCreateRequire(import.meta.url);';
 
 export async function buildServices(outdir = "dist", root = ".") {
   const entryPoints = serviceEntryPoints(root);
@@ -39,6 +52,7 @@ export async function buildServices(outdir = "dist", root = ".") {
     sourcemap: true,
     logLevel: "warning",
     plugins: [keepPackagesExternal],
+    banner: { js: REQUIRE_BANNER },
   });
   return Object.keys(entryPoints).map((name) => join(outdir, `${name}.js`));
 }

@@ -36,5 +36,8 @@ describe("scripts/build-services.mjs", () => {
       },
     );
     expect(stdout).toMatch(/OK/);
+    // The operator commands are in the image too (Dockerfile: /usr/local/bin/gateway runs this file).
+    const help = await run(process.execPath, [join(outdir, "gateway.js"), "devices", "--help"], { cwd: repoRoot });
+    expect(help.stdout).toMatch(/pending \[options\]/);
   });
 });

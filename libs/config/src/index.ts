@@ -16,4 +16,4 @@ export { type ConfigSection, type GatewayConfig, type GatewayConfigInput, Gatewa
 export { type ChannelConfig, type ChannelsConfig, channelEntries } from "./schema-channels.js";
 export type { HookMapping, HooksConfig } from "./schema-hooks.js";
 export { BUILTIN_PROVIDER } from "./schema-models.js";
-export { collectSecrets } from "./secrets.js";
+export { collectSecrets, maskSecrets, SECRET_MASK } from "./secrets.js";

@@ -47,3 +47,32 @@ function safeDecode(text: string): string {
     return text;
   }
 }
+
+/** What `maskSecrets` puts in place of a secret. */
+export const SECRET_MASK = "********";
+/** Header values are credentials as often as not (Authorization, X-Api-Key...): all masked. */
+const HEADERS_KEY = /headers$/i;
+
+/**
+ * A copy of the config to show a person (`gateway config print`): the value of every
+ * secret-named key, every value under a `headers` map, the credentials in URLs, and any other
+ * string equal to one of those secrets become SECRET_MASK. Everything else is as loaded.
+ */
+export function maskSecrets(config: GatewayConfig): unknown {
+  const secrets = new Set(collectSecrets(config));
+  const visit = (node: unknown, key: string | undefined, inHeaders: boolean): unknown => {
+    if (typeof node === "string") {
+      if (node === "") return node;
+      if (inHeaders || (key !== undefined && SECRET_KEY.test(key)) || secrets.has(node)) return SECRET_MASK;
+      return URL_WITH_USERINFO.test(node) ? node.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, `$1${SECRET_MASK}@`) : node;
+    }
+    if (Array.isArray(node)) return node.map((item) => visit(item, undefined, inHeaders));
+    if (node !== null && typeof node === "object") {
+      return Object.fromEntries(
+        Object.entries(node).map(([childKey, child]) => [childKey, visit(child, childKey, inHeaders || HEADERS_KEY.test(childKey))]),
+      );
+    }
+    return node;
+  };
+  return visit(config, undefined, false);
+}

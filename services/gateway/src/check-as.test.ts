@@ -1,25 +1,12 @@
 import { serviceConfigReader } from "@gw/host";
 import { describe, expect, it } from "vitest";
-import { readsSection, SERVICE_READS, takeCheckAs } from "./check-as.js";
+import { readsSection, SERVICE_READS, serviceReader } from "./check-as.js";
 
 describe("config check --as", () => {
-  it("takes --as <service> or --as=<service> out of the arguments, as that service's reader", () => {
-    expect(takeCheckAs(["--config", "a.json5", "--as", "edge"])).toEqual({
-      reader: { service: "edge", sections: SERVICE_READS.edge },
-      rest: ["--config", "a.json5"],
-    });
-    expect(takeCheckAs(["--as=delivery", "-c", "a.json5"])).toEqual({
-      reader: { service: "delivery", sections: SERVICE_READS.delivery },
-      rest: ["-c", "a.json5"],
-    });
-    expect(takeCheckAs(["--config", "a.json5"])).toEqual({ rest: ["--config", "a.json5"] });
-  });
-
-  it("refuses a name that is not a distributed service", () => {
-    expect(() => takeCheckAs(["--as", "gateway"])).toThrow(
-      '--as must name a distributed service (edge, sessions, agent-runner, delivery, hooks), got "gateway"',
-    );
-    expect(() => takeCheckAs(["--as"])).toThrow(/got ""/);
+  it("reads the config as the named service does, and knows only the distributed services", () => {
+    expect(serviceReader("edge")).toEqual({ service: "edge", sections: SERVICE_READS.edge });
+    expect(serviceReader("delivery")).toEqual({ service: "delivery", sections: SERVICE_READS.delivery });
+    for (const name of ["gateway", "", "toString", "__proto__"]) expect(serviceReader(name), name).toBeUndefined();
   });
 
   it("keeps platform secrets to delivery and provider keys to the runner (DESIGN §9)", () => {

@@ -15,20 +15,13 @@ export const SERVICE_READS: Readonly<Record<string, readonly ConfigSection[]>> =
 };
 
 /**
- * Takes `--as <service>` (or `--as=<service>`) out of `config check`'s arguments: the config is
- * then loaded as that service loads it, needing only the variables of the sections it reads.
+ * `config check|print --as <service>`: the config is then loaded as that service loads it,
+ * needing only the variables of the sections it reads. Undefined for a name that is not a
+ * distributed service.
  */
-export function takeCheckAs(argv: string[]): { reader?: ConfigReader; rest: string[] } {
-  const at = argv.findIndex((arg) => arg === "--as" || arg.startsWith("--as="));
-  if (at < 0) return { rest: argv };
-  const arg = argv[at]!;
-  const inline = arg.startsWith("--as=");
-  const service = inline ? arg.slice("--as=".length) : argv[at + 1];
-  const sections = service === undefined ? undefined : SERVICE_READS[service];
-  if (service === undefined || sections === undefined) {
-    throw new Error(`--as must name a distributed service (${Object.keys(SERVICE_READS).join(", ")}), got "${service ?? ""}"`);
-  }
-  return { reader: { service, sections }, rest: [...argv.slice(0, at), ...argv.slice(at + (inline ? 1 : 2))] };
+export function serviceReader(service: string): ConfigReader | undefined {
+  const sections = Object.hasOwn(SERVICE_READS, service) ? SERVICE_READS[service] : undefined;
+  return sections === undefined ? undefined : { service, sections };
 }
 
 /** Whether the config as `reader` loads it has this section's values (all of them without a reader). */
