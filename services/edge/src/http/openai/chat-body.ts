@@ -5,6 +5,7 @@ import {
   checkArguments,
   EffortSchema,
   FunctionNameSchema,
+  HintFields,
   invalidParam,
   JsonSchemaFormat,
   MaxTokensSchema,
@@ -78,6 +79,7 @@ export const ChatBodySchema = z.strictObject({
   logprobs: opt(z.literal(false, { error: "logprobs are not supported" })),
   store: opt(z.literal(false, { error: "completions are not stored; leave store out or false" })),
   ...SamplingFields,
+  ...HintFields,
 });
 export type ChatBody = z.infer<typeof ChatBodySchema>;
 

@@ -46,6 +46,23 @@ export const SamplingFields = {
   user: opt(z.string().min(1).max(256)),
 };
 
+/**
+ * What the official SDKs send that does not change the answer: request labels and routing hints
+ * of the upstream API. Accepted so those clients work unmodified; the agent's own provider and
+ * model decide (docs/decisions.md, "OpenAI parameters the SDKs send").
+ */
+export const HintFields = {
+  metadata: opt(
+    z
+      .record(z.string().max(64), z.string().max(512))
+      .refine((m) => Object.keys(m).length <= 16, "at most 16 keys"),
+  ),
+  prompt_cache_key: opt(z.string().max(1_024)),
+  prompt_cache_retention: opt(z.enum(["in-memory", "24h"])),
+  safety_identifier: opt(z.string().max(256)),
+  service_tier: opt(z.enum(["auto", "default", "flex", "scale", "priority"])),
+};
+
 export const MaxTokensSchema = opt(z.number().int().min(1).max(1_000_000));
 
 /** `reasoning_effort` / `reasoning.effort` -> the agent run's thinking level. */

@@ -78,6 +78,7 @@ export function responseObject(
     parallel_tool_calls: b.parallel_tool_calls ?? true,
     previous_response_id: null,
     reasoning: { effort: b.reasoning?.effort ?? null, summary: null },
+    service_tier: "default",
     store: false,
     temperature: b.temperature ?? null,
     text: { format: b.text?.format ?? { type: "text" } },
@@ -87,7 +88,9 @@ export function responseObject(
     truncation: "disabled",
     usage: status === "in_progress" ? null : responseUsage(extra.record),
     user: b.user ?? null,
-    metadata: {},
+    metadata: b.metadata ?? {},
+    ...(b.prompt_cache_key === undefined ? {} : { prompt_cache_key: b.prompt_cache_key }),
+    ...(b.safety_identifier === undefined ? {} : { safety_identifier: b.safety_identifier }),
   };
 }
 

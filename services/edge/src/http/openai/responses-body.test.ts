@@ -71,7 +71,32 @@ describe("responsesRequest", () => {
     });
   });
 
+  it("accepts what the official SDKs send by default, and echoes the labels in the response", () => {
+    const defaults = {
+      include: [],
+      store: false,
+      metadata: { team: "a" },
+      truncation: "disabled",
+      prompt_cache_key: "k",
+      safety_identifier: "u-1",
+      service_tier: "auto",
+      text: { format: { type: "text" } },
+      tool_choice: "auto",
+      parallel_tool_calls: true,
+      reasoning: { effort: "low", summary: "auto" },
+    };
+    const { body } = responsesRequest({ model: "oa", input: "hi", ...defaults }, agents);
+    expect(responsesRequest({ model: "oa", input: "hi", include: ["reasoning.encrypted_content"] }, agents).body.include).toEqual([
+      "reasoning.encrypted_content",
+    ]);
+    const response = responseObject({ id: "resp_1", createdAt: 1, body }, "completed", []);
+    expect(response).toMatchObject({ metadata: { team: "a" }, prompt_cache_key: "k", safety_identifier: "u-1", store: false });
+  });
+
   it.each([
+    [{ include: ["no.such.thing"] }, "include[0]"],
+    [{ metadata: { k: 1 } }, "metadata.k"],
+    [{ background: true }, "background"],
     [{ previous_response_id: "resp_1" }, "previous_response_id"],
     [{ store: true }, "store"],
     [{ input: [{ type: "item_reference", id: "msg_1" }] }, "input[0].type"],

@@ -5,6 +5,7 @@ import {
   checkArguments,
   EffortSchema,
   FunctionNameSchema,
+  HintFields,
   invalidParam,
   JsonSchemaFormat,
   MaxTokensSchema,
@@ -34,6 +35,21 @@ const FormatSchema = z.discriminatedUnion("type", [
 ]);
 
 /**
+ * `include` values: extra output data on items this gateway never produces (hosted tools' calls,
+ * images, reasoning items, logprobs), so asking for them changes nothing and needs no stored state.
+ */
+const INCLUDABLE = [
+  "file_search_call.results",
+  "web_search_call.results",
+  "web_search_call.action.sources",
+  "message.input_image.image_url",
+  "computer_call_output.output.image_url",
+  "code_interpreter_call.outputs",
+  "reasoning.encrypted_content",
+  "message.output_text.logprobs",
+] as const;
+
+/**
  * `POST /v1/responses`, stateless: every item the model should see travels in `input`. What
  * needs stored responses (`previous_response_id`, `item_reference`, `store: true`) is refused.
  */
@@ -49,10 +65,13 @@ export const ResponsesBodySchema = z.strictObject({
   tool_choice: opt(z.union([z.enum(["none", "auto", "required"]), z.object({ type: z.literal("function"), name: FunctionNameSchema })])),
   max_output_tokens: MaxTokensSchema,
   text: opt(z.strictObject({ format: FormatSchema.optional() })),
-  reasoning: opt(z.strictObject({ effort: EffortSchema })),
+  reasoning: opt(z.strictObject({ effort: EffortSchema, summary: opt(z.enum(["auto", "concise", "detailed"])) })),
+  include: opt(z.array(z.enum(INCLUDABLE, { error: `supported values: ${INCLUDABLE.join(", ")}` })).max(16)),
+  background: opt(z.literal(false, { error: "background responses need stored responses, which this gateway does not keep" })),
   store: opt(z.literal(false, { error: "responses are not stored: leave store out or false" })),
   truncation: opt(z.literal("disabled", { error: "only truncation: disabled is supported" })),
   ...SamplingFields,
+  ...HintFields,
 });
 export type ResponsesBody = z.infer<typeof ResponsesBodySchema>;
 
