@@ -67,6 +67,8 @@ export class Control {
       button.tabIndex = selected ? 0 : -1;
       byId(`view-${other}`).hidden = !selected;
     }
+    // The agent picker is the chat's.
+    byId("agent-picker").hidden = tab !== "chat";
     if (tab !== "chat") this.views[tab].shown?.();
   }
 
