@@ -84,14 +84,30 @@ describe("substitution in the sections a service reads", () => {
     expect(config.models.providers.local?.baseUrl).toBe("http://127.0.0.1:11434/v1");
   });
 
-  it("says why a value refused as written names a variable of a section not read", () => {
-    const text = `{ models: { providers: { openai: { kind: "openai", baseUrl: "\${OPENAI_BASE_URL}" } } } }`;
-    expect(issuesOf(text, { OPENAI_BASE_URL: "https://api.openai.com/v1" }, EDGE)).toEqual([
+  it("leaves alone a reference in a section not read that is no valid value as written (a URL, a number)", () => {
+    // One ConfigMap for every pod: the edge's pod has no OPENAI_BASE_URL, and must start.
+    const text = `{ agents: { list: [{ id: "main", name: "Main", model: "openai/gpt-4o-mini" }] },
+      models: { providers: { openai: { kind: "openai", baseUrl: "\${OPENAI_BASE_URL}" } } },
+      delivery: { sendTimeoutMs: "\${SEND_TIMEOUT_MS}" } }`;
+    const edge = parseConfig(text, { env: {}, reader: { service: "edge", sections: ["gateway", "agents", "nats", "ops"] } });
+    expect(edge.models.providers.openai).toEqual({ kind: "openai" });
+    expect(edge.delivery).not.toHaveProperty("sendTimeoutMs");
+    // The services that read them still substitute and check them.
+    expect(issuesOf(text, {}, RUNNER)).toEqual([{ path: "models.providers.openai.baseUrl", message: "environment variable OPENAI_BASE_URL is not set" }]);
+    expect(issuesOf(text, { OPENAI_BASE_URL: "not a url" }, RUNNER)).toEqual([
+      { path: "models.providers.openai.baseUrl", message: expect.stringMatching(/http\(s\) URL/) },
+    ]);
+  });
+
+  it("says why a value refused as written names a variable of a section not read, when no value of any kind would do", () => {
+    const text = `{ delivery: { pacing: "\${PACING}" } }`;
+    expect(issuesOf(text, { PACING: "off" }, RUNNER)).toEqual([
       {
-        path: "models.providers.openai.baseUrl",
-        message:
-          'expected an http(s) URL, as written: edge does not read "models", so it leaves ${OPENAI_BASE_URL} unresolved ' +
-          "(write the value itself, or give the reference a default: ${OPENAI_BASE_URL:-...})",
+        path: "delivery.pacing",
+        message: expect.stringContaining(
+          'as written: agent-runner does not read "delivery", so it leaves ${PACING} unresolved ' +
+            "(write the value itself, or give the reference a default: ${PACING:-...})",
+        ),
       },
     ]);
   });

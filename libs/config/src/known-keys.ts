@@ -23,19 +23,25 @@ function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
   }
 }
 
-/** The keys an object schema accepts at `path`, so an unknown-key message can list them. */
-export function knownKeysAt(root: z.core.$ZodType, path: readonly PropertyKey[]): string[] {
+/** The schema that checks the value at `path` (optional and default wrappers taken off), if one does. */
+export function schemaAt(root: z.core.$ZodType, path: readonly PropertyKey[]): z.core.$ZodType | undefined {
   let schema: z.core.$ZodType | undefined = unwrap(root);
   for (const segment of path) {
     const d = def(schema);
     if (d.type === "object" && typeof segment === "string") schema = d.shape?.[segment];
     else if (d.type === "array") schema = d.element;
     else if (d.type === "record") schema = d.valueType;
-    else return [];
-    if (!schema) return [];
+    else return undefined;
+    if (!schema) return undefined;
     schema = unwrap(schema);
   }
-  return Object.keys(def(schema).shape ?? {});
+  return schema;
+}
+
+/** The keys an object schema accepts at `path`, so an unknown-key message can list them. */
+export function knownKeysAt(root: z.core.$ZodType, path: readonly PropertyKey[]): string[] {
+  const schema = schemaAt(root, path);
+  return schema === undefined ? [] : Object.keys(def(schema).shape ?? {});
 }
 
 /** The known key closest to a typo, if it is close enough to be a likely slip. */

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
 import JSON5 from "json5";
-import type { z } from "zod";
+import { z } from "zod";
 import { ConfigError, type ConfigIssue, fromZodIssues } from "./config-error.js";
 import { deepFreeze } from "./deep-freeze.js";
 import { type Env, removeWithheld, substituteEnv, type WithheldValue } from "./env-substitution.js";
-import { knownKeysAt } from "./known-keys.js";
+import { knownKeysAt, schemaAt } from "./known-keys.js";
 import { parseYaml } from "./parse-yaml.js";
 import { type ConfigSection, type GatewayConfig, type GatewayConfigInput, GatewayConfigSchema } from "./schema.js";
 
@@ -109,7 +109,10 @@ function validate(raw: unknown, source: string, env?: Env, reader?: ConfigReader
     input = substituted.value as object;
   }
   // Withheld values are checked as written (a reference passes for a token), then left out.
-  const result = GatewayConfigSchema.safeParse(input, { error: errorMap });
+  let result = GatewayConfigSchema.safeParse(input, { error: errorMap });
+  if (!result.success && withheld.length > 0 && standInForWithheld(input, withheld, result.error.issues)) {
+    result = GatewayConfigSchema.safeParse(input, { error: errorMap });
+  }
   if (result.success && envIssues.length === 0) return deepFreeze(removeWithheld(result.data, withheld));
   const withheldAt = new Map(withheld.map((value) => [value.path, value]));
   // A missing variable also leaves its key absent; say why once, not "is required" as well.
@@ -123,6 +126,34 @@ function validate(raw: unknown, source: string, env?: Env, reader?: ConfigReader
           return value && reader ? { path: issue.path, message: withheldMessage(issue.message, value, reader) } : issue;
         });
   throw new ConfigError(source, [...envIssues, ...schemaIssues]);
+}
+
+/**
+ * What a service does not read it leaves alone (issue 23 §3): a withheld value the schema refuses
+ * as written (`${OPENAI_BASE_URL}` is no URL) gets a stand-in of the kind its key takes, for the
+ * check only; withheld values are removed from the result anyway. True when one was put in.
+ */
+function standInForWithheld(input: object, withheld: readonly WithheldValue[], issues: readonly z.core.$ZodIssue[]): boolean {
+  const refused = new Set(issues.map((issue) => issue.path.join(".")));
+  let changed = false;
+  for (const value of withheld) {
+    if (!refused.has(value.segments.join("."))) continue;
+    const schema = schemaAt(GatewayConfigSchema, value.segments);
+    const standIn = schema && STAND_INS.find((candidate) => z.safeParse(schema, candidate).success);
+    if (standIn === undefined) continue;
+    setAt(input, value.segments, standIn);
+    changed = true;
+  }
+  return changed;
+}
+
+/** Values of the kinds config keys take, tried in turn. */
+const STAND_INS: readonly unknown[] = ["https://withheld.invalid/", "withheld", 1, 0, true, false, "127.0.0.1"];
+
+function setAt(tree: object, segments: readonly (string | number)[], value: unknown): void {
+  let node: unknown = tree;
+  for (const segment of segments.slice(0, -1)) node = (node as Record<string | number, unknown>)[segment];
+  (node as Record<string | number, unknown>)[segments.at(-1)!] = value;
 }
 
 /** A withheld value the schema refuses as written: why the reader did not substitute it, and the way out. */
