@@ -86,7 +86,7 @@ describe.each(MODES)("web app control view (%s)", (mode) => {
   let replacement: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    [model, telegram, browser] = await Promise.all([startFakeModelServer(), startFakeTelegram({ bots: [PAIR_BOT], chats: [{ id: 7001, type: "private" }] }), launchBrowser()]);
+    [model, telegram, browser] = await Promise.all([startFakeModelServer(), startFakeTelegram({ bots: [PAIR_BOT], chats: [7001, 7002].map((id) => ({ id, type: "private" as const })) }), launchBrowser()]);
     gw = await startGateway(mode, {
       agents: [
         { id: "main", name: "Main", model: "fake/model", description: "answers through the fake model", tools: ["time.now"] },
@@ -229,7 +229,7 @@ describe.each(MODES)("web app control view (%s)", (mode) => {
     await close();
   }, 90_000);
 
-  it("approves a sender and a device from the control view while another control client watches the same pending lists", async () => {
+  it("approves a sender and a device, and rejects a sender, from the control view while another control client watches the same pending lists", async () => {
     const { page, problems, close } = await openApp(browser, gw.httpUrl());
     await page.waitForSelector("#tabs:not([hidden])");
     await openTab(page, "approvals");
@@ -252,9 +252,23 @@ describe.each(MODES)("web app control view (%s)", (mode) => {
     await snap(page, `${mode}-approvals`);
 
     await senderRow.locator('button:has-text("Approve")').click();
-    await delivered(telegram, (d) => d.chat === "7001" && /approved/.test(d.text ?? ""));
+    await delivered(telegram, (d) => d.chat === "7001" && /You are approved/.test(d.text ?? ""));
     await senderRow.waitFor({ state: "detached" });
     expect((await control.request("channels.pairing.list", {})).payload?.requests).toEqual([]);
+
+    // Another stranger is rejected: their request goes, and nobody tells them they were approved.
+    const other = telegramUpdate({ chatId: 7002, from: { id: 7002, firstName: "Eve" }, text: "me too" });
+    expect((await postWebhook(gw, "/api/channels/tgpair/webhook", telegramWebhookRequest(other, TG_SECRET))).status).toBe(200);
+    const rejectedRow = page.locator('#view-approvals .senders li:has-text("Eve (7002)")');
+    await rejectedRow.waitFor({ timeout: 15_000 });
+    await rejectedRow.locator('button:has-text("Reject")').click();
+    await rejectedRow.waitFor({ state: "detached" });
+    expect((await control.request("channels.pairing.list", {})).payload?.requests).toEqual([]);
+    // Not approved: writing again brings a new code, not an answer.
+    const again = telegramUpdate({ chatId: 7002, from: { id: 7002, firstName: "Eve" }, text: "still me" });
+    expect((await postWebhook(gw, "/api/channels/tgpair/webhook", telegramWebhookRequest(again, TG_SECRET))).status).toBe(200);
+    await delivered(telegram, (d) => d.chat === "7002" && /pairing code/.test(d.text ?? ""), 2);
+    expect(telegram.delivered.filter((d) => d.chat === "7002" && !/pairing code/.test(d.text ?? ""))).toEqual([]);
 
     await deviceRow.locator('button:has-text("Approve")').click();
     expect(await pairResult(device.client)).toMatchObject({ status: "approved", deviceId: `phone-${mode}` });

@@ -10,14 +10,15 @@ import { el } from "./view.js";
 /** An image item of an answer: a data: URL of a raster type (the page's CSP allows no other source). */
 const DATA_IMAGE = /^data:image\/(gif|png|jpeg|webp);base64,[A-Za-z0-9+/=]+$/;
 
-interface ImageItem extends PayloadItem {
+export interface ImageItem extends PayloadItem {
   url?: string;
   data?: string;
   mimeType?: string;
   alt?: string;
 }
 
-function imageSource(item: ImageItem): string | undefined {
+/** Where an image item may be shown from, or undefined when the page must not load it. */
+export function imageSource(item: ImageItem): string | undefined {
   const src = item.url ?? (item.data !== undefined && item.mimeType !== undefined ? `data:${item.mimeType};base64,${item.data}` : undefined);
   return src !== undefined && DATA_IMAGE.test(src) ? src : undefined;
 }
