@@ -14,6 +14,8 @@ const env = {
   GATEWAY_TOKEN: "tok-123",
   HOOKS_TOKEN: "hook-456",
   OPENAI_API_KEY: "sk-789",
+  ANTHROPIC_API_KEY_1: "ak-012",
+  ANTHROPIC_API_KEY_2: "ak-013",
   TELEGRAM_BOT_TOKEN: "bot-000",
   SLACK_BOT_TOKEN: "xoxb-001",
   DISCORD_BOT_TOKEN: "disc-002",
@@ -32,9 +34,11 @@ describe("config/gateway.example.json5", () => {
     const config = loadConfigFile(examplePath, { env });
     expect(config.gateway.auth.token).toBe("tok-123");
     expect(config.gateway.auth).not.toHaveProperty("password");
-    expect(config.agents.list.map((agent) => agent.model)).toEqual(["openai/gpt-4o-mini", "builtin/echo"]);
+    expect(config.agents.list.map((agent) => agent.model)).toEqual(["openai/gpt-4o-mini,anthropic/claude-3-5-haiku-latest", "builtin/echo"]);
     expect(config.channels.default).toBe("telegram");
     expect(collectSecrets(config).sort()).toEqual([
+      "ak-012",
+      "ak-013",
       "bb-004",
       "bot-000",
       "bot-005",

@@ -2,7 +2,7 @@ export { ConfigError, type ConfigIssue } from "./config-error.js";
 export type { Env } from "./env-substitution.js";
 /** For tests that keep documentation (the example config) in step with a schema. */
 export { hasKeyPath, schemaKeyPaths } from "./known-keys.js";
-export { type ModelRef, parseModelRef } from "./model-ref.js";
+export { MODEL_CHAIN_SEPARATOR, type ModelRef, modelChainText, parseModelChain, parseModelRef, splitModelChain } from "./model-ref.js";
 export {
   type ConfigFormat,
   type ConfigReader,
@@ -15,5 +15,5 @@ export {
 export { type ConfigSection, type GatewayConfig, type GatewayConfigInput, GatewayConfigSchema } from "./schema.js";
 export { type ChannelConfig, type ChannelsConfig, channelEntries } from "./schema-channels.js";
 export type { HookMapping, HooksConfig } from "./schema-hooks.js";
-export { BUILTIN_PROVIDER } from "./schema-models.js";
+export { BUILTIN_PROVIDER, providerKeys } from "./schema-models.js";
 export { collectSecrets, maskSecrets, SECRET_MASK } from "./secrets.js";

@@ -22,3 +22,27 @@ export function parseModelRef(ref: string): ModelRef {
   if (!parsed) throw new Error(`invalid model reference "${ref}": expected "<provider>/<model>"`);
   return parsed;
 }
+
+/**
+ * A fallback chain's one-string form: its references joined by ",". Config lists, session
+ * settings and run requests all carry a chain as this string, so a single reference (a chain of
+ * one) reads and travels exactly as before. Model names never hold a comma.
+ */
+export const MODEL_CHAIN_SEPARATOR = ",";
+
+/** The references of a chain in order, or undefined when any part is not `<provider>/<model>`. */
+export function splitModelChain(chain: string): ModelRef[] | undefined {
+  const refs = chain.split(MODEL_CHAIN_SEPARATOR).map(splitModelRef);
+  return refs.every((ref) => ref !== undefined) ? refs : undefined;
+}
+
+export function parseModelChain(chain: string): ModelRef[] {
+  const refs = splitModelChain(chain);
+  if (!refs) throw new Error(`invalid model reference "${chain}": expected "<provider>/<model>" `);
+  return refs;
+}
+
+/** A config or request value (one reference or an ordered list) in its one-string form. */
+export function modelChainText(model: string | readonly string[]): string {
+  return typeof model === "string" ? model : model.join(MODEL_CHAIN_SEPARATOR);
+}

@@ -1,5 +1,18 @@
 import { z } from "zod";
-import { splitModelRef } from "./model-ref.js";
+import { modelChainText, splitModelChain, splitModelRef } from "./model-ref.js";
+
+const ModelRefSchema = z.string().refine((ref) => splitModelRef(ref) !== undefined, 'expected "<provider>/<model>"');
+
+/**
+ * One reference or an ordered fallback chain (a list, or its one-string form "a/x,b/y"), kept in
+ * the one-string form so every reader of `model` sees a string as before.
+ */
+export const ModelChainSchema = z
+  .union([
+    z.string().refine((ref) => splitModelChain(ref) !== undefined, 'expected "<provider>/<model>"'),
+    z.array(ModelRefSchema).min(1, "must list at least one model"),
+  ])
+  .transform(modelChainText);
 
 const AgentSchema = z.strictObject({
   id: z
@@ -9,7 +22,7 @@ const AgentSchema = z.strictObject({
       "expected 1-64 lowercase letters, digits, '_' or '-', starting with a letter or digit",
     ),
   name: z.string().min(1),
-  model: z.string().refine((ref) => splitModelRef(ref) !== undefined, 'expected "<provider>/<model>"'),
+  model: ModelChainSchema,
   description: z.string().default(""),
   avatar: z
     .union([z.literal(""), z.url({ protocol: /^https?$/, error: "expected an http(s) URL" })])

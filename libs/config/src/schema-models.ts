@@ -8,8 +8,19 @@ const ProviderSchema = z.strictObject({
   kind: z.enum(["openai", "anthropic"]),
   baseUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }),
   apiKey: z.string().min(1).optional(),
+  /** Several keys of one account or project, used in turn; a key that got a 429 cools down alone. */
+  apiKeys: z.array(z.string().min(1)).min(1, "must list at least one key").optional(),
   timeoutMs: z.int().positive().optional(),
-});
+})
+  .refine((p) => p.apiKey === undefined || p.apiKeys === undefined, {
+    message: "set apiKey or apiKeys, not both",
+    path: ["apiKeys"],
+  });
+
+/** The keys a provider's calls take turns with: apiKeys, else apiKey, else none (one keyless slot). */
+export function providerKeys(p: { apiKey?: string; apiKeys?: string[] }): Array<string | undefined> {
+  return p.apiKeys ?? [p.apiKey];
+}
 
 export const ModelsSectionSchema = z
   .strictObject({

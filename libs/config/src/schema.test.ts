@@ -38,6 +38,21 @@ describe("agents", () => {
     expect(ok.agents.list[0]?.model).toBe("openai/gpt-4o");
   });
 
+  it("takes an ordered fallback chain as a list (or its one-string form), each provider checked", () => {
+    const providers = `models: { providers: { a: { kind: "openai", baseUrl: "http://127.0.0.1:1/v1" } } }`;
+    const chain = parseConfig(`{ ${providers}, agents: { list: [{ id: "main", name: "M", model: ["a/x", "builtin/echo"] }] } }`, { env: {} });
+    expect(chain.agents.list[0]?.model).toBe("a/x,builtin/echo");
+    expect(issuesOf(`{ ${providers}, agents: { list: [{ id: "main", name: "M", model: ["a/x", "b/y"] }] } }`)).toEqual([
+      { path: "agents.list[0].model", message: 'unknown model provider "b" (known: builtin, a)' },
+    ]);
+    expect(issuesOf(`{ agents: { list: [{ id: "main", name: "M", model: [] }] } }`)).toEqual([
+      { path: "agents.list[0].model", message: "must list at least one model" },
+    ]);
+    expect(issuesOf(`{ agents: { list: [{ id: "main", name: "M", model: ["builtin/echo", "echo"] }] } }`)[0]?.path).toBe(
+      "agents.list[0].model[1]",
+    );
+  });
+
   it("checks the id pattern, the model reference format and the avatar URL", () => {
     const issues = issuesOf(
       `{ agents: { default: "Main", list: [{ id: "Main", name: "M", model: "echo", avatar: "not a url" }] } }`,
@@ -59,6 +74,17 @@ describe("agents", () => {
 });
 
 describe("models", () => {
+  it("takes several API keys as apiKeys, but not beside apiKey", () => {
+    const keys = parseConfig(`{ models: { providers: { p: { kind: "openai", baseUrl: "http://x", apiKeys: ["k1", "k2"] } } } }`, { env: {} });
+    expect(keys.models.providers.p?.apiKeys).toEqual(["k1", "k2"]);
+    expect(issuesOf(`{ models: { providers: { p: { kind: "openai", baseUrl: "http://x", apiKey: "k", apiKeys: ["k1"] } } } }`)).toEqual([
+      { path: "models.providers.p.apiKeys", message: "set apiKey or apiKeys, not both" },
+    ]);
+    expect(issuesOf(`{ models: { providers: { p: { kind: "openai", baseUrl: "http://x", apiKeys: [] } } } }`)).toEqual([
+      { path: "models.providers.p.apiKeys", message: "must list at least one key" },
+    ]);
+  });
+
   it("does not let builtin be redefined", () => {
     expect(
       issuesOf(`{ models: { providers: { builtin: { kind: "openai", baseUrl: "http://x" } } } }`),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { splitModelRef } from "./model-ref.js";
+import { splitModelChain } from "./model-ref.js";
 import { AgentsSectionSchema } from "./schema-agents.js";
 import { ChannelsSectionSchema } from "./schema-channels.js";
 import { DeliverySectionSchema } from "./schema-delivery.js";
@@ -32,8 +32,10 @@ export const GatewayConfigSchema = z
   .superRefine((config, ctx) => {
     const providers = Object.keys(config.models.providers);
     config.agents.list.forEach((agent, i) => {
-      const provider = splitModelRef(agent.model)?.provider;
-      if (provider !== undefined && provider !== BUILTIN_PROVIDER && !providers.includes(provider)) {
+      // A list with a bad entry is still a list here (its transform did not run): checked no further.
+      const chain = typeof agent.model === "string" ? splitModelChain(agent.model) : undefined;
+      for (const { provider } of chain ?? []) {
+        if (provider === BUILTIN_PROVIDER || providers.includes(provider)) continue;
         ctx.addIssue({
           code: "custom",
           path: ["agents", "list", i, "model"],

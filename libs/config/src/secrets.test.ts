@@ -7,7 +7,10 @@ describe("collectSecrets", () => {
       `{
         gateway: { auth: { token: "gw-token", password: "gw-pass" } },
         hooks: { enabled: true, token: "hook-token" },
-        models: { providers: { openai: { kind: "openai", baseUrl: "http://127.0.0.1:1/v1", apiKey: "sk-1" } } },
+        models: { providers: {
+          openai: { kind: "openai", baseUrl: "http://127.0.0.1:1/v1", apiKey: "sk-1" },
+          rotated: { kind: "anthropic", baseUrl: "http://127.0.0.1:1/v1", apiKeys: ["ak-1", "ak-2"] },
+        } },
         channels: {
           tg: { kind: "telegram", botToken: "bot-1", apiBaseUrl: "https://api.telegram.org" },
           sl: { kind: "slack", signingSecret: "sign-1", appToken: "app-1", oauth: { accessToken: "acc-1" } },
@@ -24,6 +27,8 @@ describe("collectSecrets", () => {
         "gw-pass",
         "hook-token",
         "sk-1",
+        "ak-1",
+        "ak-2",
         "bot-1",
         "sign-1",
         "app-1",

@@ -1,8 +1,8 @@
 import type { GatewayConfig } from "./schema.js";
 
-// Matches gateway.auth.token, hooks.token, apiKey, botToken, signingSecret, appToken, accessToken,
+// Matches gateway.auth.token, hooks.token, apiKey (and each of apiKeys), botToken, signingSecret, appToken, accessToken,
 // clientSecret, password... by key name, so secrets of channel plugins we do not know are caught too.
-const SECRET_KEY = /(token|secret|password|passphrase|api_?key|private_?key|credentials?)$/i;
+const SECRET_KEY = /(token|secret|password|passphrase|api_?keys?|private_?key|credentials?)$/i;
 const URL_WITH_USERINFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
 
 /**
@@ -17,7 +17,8 @@ export function collectSecrets(config: GatewayConfig): string[] {
       if (key !== undefined && SECRET_KEY.test(key)) found.add(node);
       if (URL_WITH_USERINFO.test(node)) for (const secret of urlCredentials(node)) found.add(secret);
     } else if (Array.isArray(node)) {
-      for (const item of node) visit(item, undefined);
+      // A list under a secret-named key is a list of secrets (models.providers.<id>.apiKeys).
+      for (const item of node) visit(item, key);
     } else if (node !== null && typeof node === "object") {
       for (const [childKey, child] of Object.entries(node)) visit(child, childKey);
     }

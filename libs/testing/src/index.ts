@@ -8,6 +8,7 @@ export { type RedisClusterHandle, type StartRedisClusterOptions, startRedisClust
 export { StartupError } from "./server-lifecycle.js";
 export { type WaitForOptions, waitFor } from "./wait-for.js";
 export { type FakeModelServer, type RecordedRequest, startFakeModelServer } from "./fakes/fake-model-server.js";
+export type { FakeTurn } from "./fakes/fake-model-script.js";
 export { FAKE_USAGE } from "./fakes/openai-wire.js";
 export {
   bearerToken,

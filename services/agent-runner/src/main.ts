@@ -26,6 +26,7 @@ runMain("agent-runner", async () => {
     registry: new RunRegistry(host.fastStore, registryOptionsFor(config.runner)),
     logger: host.logger,
     metrics: host.metrics,
+    fastStore: host.fastStore,
     runnerId: process.env.RUNNER_ID,
   });
   // Registered after the connections, so it runs first on shutdown: runs finish before NATS closes.

@@ -5,9 +5,11 @@ import { RPC, RunAbort } from "@gw/contracts";
 import type { RetryPolicy } from "@gw/http-client";
 import type { Logger, Metrics } from "@gw/runtime";
 import type { RunQueue, RunRegistry } from "@gw/runs";
+import type { FastStore } from "@gw/store";
 import { AgentDirectory } from "./agent-directory.js";
 import { modelMetrics } from "./providers/metered-provider.js";
 import { ProviderRegistry } from "./providers/provider-registry.js";
+import { routeMetrics } from "./providers/route-metrics.js";
 import { RunAborted } from "./run/run-errors.js";
 import { AnswerDelivery } from "./run/answer-delivery.js";
 import { executeRun } from "./run/run-executor.js";
@@ -31,6 +33,8 @@ export interface RunnerDeps {
   retry?: RetryPolicy;
   /** Run and model-call metrics; none without. */
   metrics?: Metrics;
+  /** Where model cooldowns live, shared by every runner; a private memory store without. */
+  fastStore?: FastStore;
 }
 
 export interface Runner {
@@ -57,7 +61,9 @@ export function startRunner(deps: RunnerDeps): Runner {
   const providers = new ProviderRegistry(config.models, {
     retry: deps.retry,
     secrets: collectSecrets(config),
-    ...(deps.metrics ? { metrics: modelMetrics(deps.metrics) } : {}),
+    ...(deps.metrics ? { metrics: modelMetrics(deps.metrics), routeMetrics: routeMetrics(deps.metrics) } : {}),
+    ...(deps.fastStore ? { fastStore: deps.fastStore } : {}),
+    onStoreError: (err) => deps.logger.warn({ err }, "model cooldowns unavailable"),
   });
   const active = new Map<string, AbortController>();
   const observer = deps.metrics ? runMetrics(deps.metrics, { active: () => active.size, queue: deps.queue }) : undefined;

@@ -40,7 +40,7 @@ export async function startEmbedded(deps: {
   const runRegistry = new RunRegistry(fastStore, registryOptionsFor(config.runner));
   // Made before the runner, so it keeps every run's events from the first.
   const runEvents = new InProcessRunEventLog({ bus, subjects }, retentionFor(config.runner));
-  const runner = startRunner({ config, bus, subjects, queue: runQueue, registry: runRegistry, logger, metrics: deps.metrics });
+  const runner = startRunner({ config, bus, subjects, queue: runQueue, registry: runRegistry, logger, metrics: deps.metrics, fastStore });
   const sessionStore = await FileSessionRepository.open(join(resolve(config.gateway.dataDir), "sessions"));
   const sessions = startSessionsService({ config, bus, subjects, repo: sessionStore, logger });
   const durable = await createFileDurableStore(join(resolve(config.gateway.dataDir), "durable"));

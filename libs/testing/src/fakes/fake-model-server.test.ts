@@ -38,3 +38,24 @@ describe("the fake model server's chat-completions stream", () => {
     expect(JSON.stringify(called)).toContain('{\\"city\\":');
   });
 });
+
+describe("the fake model server's failures on command", () => {
+  it("answers the scripted turns in order, whatever the message says, then as the message steers", async () => {
+    fake.script({ kind: "status", status: 429, retryAfter: "30" }, { kind: "status", status: 503 });
+    const post = () =>
+      fetch(`${fake.baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "hello" }] }),
+      });
+    const limited = await post();
+    expect([limited.status, limited.headers.get("retry-after")]).toEqual([429, "30"]);
+    await limited.text();
+    const failed = await post();
+    expect(failed.status).toBe(503);
+    await failed.text();
+    const answered = await post();
+    expect(answered.status).toBe(200);
+    expect(await answered.text()).toContain(`"content":"hello"`);
+  });
+});

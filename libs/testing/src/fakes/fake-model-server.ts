@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { anthropicConversation, anthropicMaxChunks, writeAnthropicStream } from "./anthropic-wire.js";
-import { planTurn } from "./fake-model-script.js";
+import { type FakeTurn, planTurn } from "./fake-model-script.js";
 import { openAiConversation, openAiStreamOptions, writeOpenAiStream } from "./openai-wire.js";
 
 export interface RecordedRequest {
@@ -14,6 +14,12 @@ export interface FakeModelServer {
   /** OpenAI-style base URL (`…/v1`); the Anthropic adapter appends `/messages` to it. */
   baseUrl: string;
   requests: RecordedRequest[];
+  /**
+   * Fails on command: the next requests (of either API, whatever they say) take these turns in
+   * order, e.g. `{ kind: "status", status: 429, retryAfter: "30" }`, `{ kind: "hang" }`,
+   * `{ kind: "status", status: 503 }`, `{ kind: "drop", chunk }`; then the message steers again.
+   */
+  script(...turns: FakeTurn[]): void;
   close(): Promise<void>;
 }
 
@@ -32,6 +38,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 export async function startFakeModelServer(): Promise<FakeModelServer> {
   const requests: RecordedRequest[] = [];
   const attempts = new Map<string, number>();
+  const scripted: FakeTurn[] = [];
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readJson(req);
@@ -45,7 +52,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       const key = `${api}:${convo.lastUser}:${convo.toolResults.length}`;
       const attempt = attempts.get(key) ?? 0;
       attempts.set(key, attempt + 1);
-      const turn = planTurn({ ...convo, attempt });
+      const turn = scripted.shift() ?? planTurn({ ...convo, attempt });
       if (turn.kind === "status") {
         const headers: Record<string, string> = { "content-type": "application/json" };
         if (turn.retryAfter !== undefined) headers["retry-after"] = turn.retryAfter;
@@ -65,6 +72,9 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    script: (...turns) => {
+      scripted.push(...turns);
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -5,6 +5,7 @@ import type { Logger } from "@gw/runtime";
 import type { RunRegistry } from "@gw/runs";
 import type { AgentConfig, AgentDirectory } from "../agent-directory.js";
 import type { Thinking } from "../providers/model-provider.js";
+import type { RouteReport } from "../providers/model-router.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import { type LoopResult, runAgentLoop } from "./agent-loop.js";
@@ -55,6 +56,17 @@ export interface RunObserver {
 interface RunFacts {
   agentId: string;
   model: string;
+  /** Which model answered and the fallbacks taken, once the run has a model. */
+  route?: RouteReport;
+}
+
+/** The lifecycle end/error data naming the model that answered and the fallbacks taken. */
+function routeData(facts: RunFacts): Record<string, unknown> {
+  if (facts.route === undefined) return {};
+  return {
+    ...(facts.route.answered ? { model: facts.route.answered } : {}),
+    ...(facts.route.fallbacks.length ? { fallbacks: facts.route.fallbacks } : {}),
+  };
 }
 
 const HEARTBEAT_MS = 2_000;
@@ -110,7 +122,8 @@ async function execute(
   const thinking = asThinking(req.thinking) ?? asThinking(session.thinking);
   if (thinking) events.emit("lifecycle", { phase: "thinking" });
   facts.model = req.model || session.model || agent.model;
-  const { provider, model } = deps.providers.resolve(facts.model);
+  const { provider, model, route } = deps.providers.resolve(facts.model);
+  facts.route = route;
   const system = [req.extraSystemPrompt, agent.systemPrompt ?? "", session.summary].filter(Boolean).join("\n\n");
   const turn = req.toolResults.length
     ? toolResultTurn(session.messages, req.toolCallTurn, req.toolResults)
@@ -245,7 +258,7 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
     const summary: RunSummary = {
       runId: req.runId,
       agentId: facts.agentId,
-      model: facts.model,
+      model: facts.route?.answered || facts.model,
       runnerId: deps.runnerId,
       durationMs: Math.round(performance.now() - started),
       outcome: result,
@@ -268,7 +281,7 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
     }
     const { record } = claim;
     if ("result" in outcome) {
-      await announce(deps, events, record, finalOutcome(outcome.result), { phase: "end" }, log);
+      await announce(deps, events, record, finalOutcome(outcome.result), { phase: "end", ...routeData(facts) }, log);
       summarize("ok");
       return;
     }
@@ -284,6 +297,7 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
       code: failure.code,
       ...(requestId === undefined ? {} : { requestId }),
       ...(failure.code === "ABORTED" ? { aborted: true } : {}),
+      ...routeData(facts),
     };
     await announce(deps, events, record, { error: failure }, data, log);
     summarize(failure.code);

@@ -1,0 +1,128 @@
+import type { ModelChunk, ModelProvider, ModelRequest } from "./model-provider.js";
+import type { ModelCooldowns } from "./model-cooldowns.js";
+import {
+  afterFailure,
+  type Candidate,
+  type ChainEntry,
+  candidates,
+  classifyFailure,
+  type CoolState,
+  type FailureClass,
+  type KeySlot,
+  NO_COOLDOWNS,
+  planAttempts,
+} from "./route-plan.js";
+
+/** A model call that failed and was passed on to the next candidate. */
+export interface Fallback {
+  /** `<provider>/<model>` that failed. */
+  model: string;
+  /** The key's id (not the key); "-" for a keyless provider. */
+  key: string;
+  reason: Exclude<FailureClass, "fatal">;
+  status?: number;
+}
+
+/** What a run's calls went through: the model that answered last and every fallback taken. */
+export interface RouteReport {
+  answered: string;
+  fallbacks: Fallback[];
+}
+
+/** Model calls by provider, key and outcome, and cooldowns started (key "*": the whole provider). */
+export interface RouteMetrics {
+  attempt(provider: string, key: string, outcome: "ok" | FailureClass | "aborted"): void;
+  cooled(provider: string, key: string): void;
+}
+
+/** What the router shares across runs: the per-key adapters, the keys, whose turn it is, the cooldowns. */
+export interface RouterDeps {
+  deployment(provider: string, keyId: string): ModelProvider;
+  keysOf(provider: string): readonly KeySlot[];
+  /** The next round-robin position for `provider` (advances on every call). */
+  turn(provider: string): number;
+  cooldowns: ModelCooldowns;
+  metrics?: RouteMetrics;
+  /** A cooldown read or write that failed: the call goes on without it. */
+  onStoreError(err: unknown): void;
+}
+
+/**
+ * One run's model: its fallback chain over the providers' keys. A call tries the first candidate
+ * not cooling down; a retryable failure before any chunk reached the caller cools what failed
+ * and moves to the next; once a chunk was yielded a failure ends the call (no mixed answers).
+ * When every candidate failed, the last failure is thrown (RetryingProvider outside may try the
+ * whole chain again after its backoff).
+ */
+export class ModelRouter implements ModelProvider {
+  readonly report: RouteReport = { answered: "", fallbacks: [] };
+
+  constructor(
+    private readonly chain: readonly ChainEntry[],
+    private readonly deps: RouterDeps,
+  ) {}
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+    const all = candidates(this.chain, (p) => this.deps.keysOf(p), (p) => this.deps.turn(p));
+    let left = planAttempts(all, await this.coolState(all));
+    let last: unknown;
+    while (left.length > 0) {
+      const candidate = left.shift()!;
+      let yielded = false;
+      try {
+        for await (const chunk of this.deps.deployment(candidate.provider, candidate.key.id).stream({ ...request, model: candidate.model }, signal)) {
+          yielded = true;
+          yield chunk;
+        }
+        this.deps.metrics?.attempt(candidate.provider, candidate.key.id, "ok");
+        this.report.answered = candidate.ref;
+        return;
+      } catch (err) {
+        const cls = signal.aborted ? "aborted" : classifyFailure(err);
+        this.deps.metrics?.attempt(candidate.provider, candidate.key.id, cls);
+        if (cls === "aborted") throw err;
+        if (cls !== "fatal") await this.cool(candidate, cls, err);
+        if (yielded || cls === "fatal") throw err;
+        last = err;
+        left = afterFailure(left, candidate, cls);
+        if (left.length > 0) this.report.fallbacks.push(fallback(candidate, cls, err));
+      }
+    }
+    throw last;
+  }
+
+  /** A chain of one candidate has nothing to choose: no store read on its way. */
+  private async coolState(all: readonly Candidate[]): Promise<CoolState> {
+    if (all.length <= 1) return NO_COOLDOWNS;
+    const providers = new Map<string, string[]>();
+    for (const c of all) providers.set(c.provider, [...(providers.get(c.provider) ?? []), c.key.id]);
+    try {
+      return await this.deps.cooldowns.read(providers);
+    } catch (err) {
+      this.deps.onStoreError(err);
+      return NO_COOLDOWNS;
+    }
+  }
+
+  private async cool(c: Candidate, cls: Exclude<FailureClass, "fatal">, err: unknown): Promise<void> {
+    try {
+      if (cls === "rate_limit") {
+        const ms = await this.deps.cooldowns.rateLimited(c.provider, c.key.id, retryAfterOf(err));
+        if (ms > 0) this.deps.metrics?.cooled(c.provider, c.key.id);
+      } else if ((await this.deps.cooldowns.providerFailed(c.provider)) > 0) {
+        this.deps.metrics?.cooled(c.provider, "*");
+      }
+    } catch (storeErr) {
+      this.deps.onStoreError(storeErr);
+    }
+  }
+}
+
+function retryAfterOf(err: unknown): number | undefined {
+  return (err as { retryAfterMs?: number }).retryAfterMs;
+}
+
+function fallback(c: Candidate, reason: Exclude<FailureClass, "fatal">, err: unknown): Fallback {
+  const status = (err as { status?: number }).status;
+  return { model: c.ref, key: c.key.id, reason, ...(status === undefined ? {} : { status }) };
+}
