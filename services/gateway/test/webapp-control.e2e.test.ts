@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { type FakeModelServer, type FakeTelegram, startFakeModelServer, startFakeTelegram, telegramUpdate, telegramWebhookRequest } from "@gw/testing";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lowContrastTexts, unlabelledControls } from "./fixtures/a11y.js";
 import { launchBrowser, type TestBrowser } from "./fixtures/browser.js";
 import { askToPair, controlEvent, pairResult } from "./fixtures/devices.js";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
@@ -57,13 +58,18 @@ async function openTab(page: Page, tab: string): Promise<void> {
   await page.waitForSelector(`#view-${tab}:not([hidden])`);
 }
 
-/** One screenshot per width; at a phone's width nothing may stick out sideways. */
+/**
+ * One screenshot per width; at either width nothing sticks out sideways, every control has a
+ * name and every text is readable (WCAG AA contrast).
+ */
 async function snap(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
     await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
     expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width} px`).toBeLessThanOrEqual(width);
+    expect(await unlabelledControls(page), `${name} at ${width} px`).toEqual([]);
+    expect(await lowContrastTexts(page), `${name} at ${width} px`).toEqual([]);
   }
 }
 
