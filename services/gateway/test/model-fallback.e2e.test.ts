@@ -1,0 +1,122 @@
+import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AgentEvent, assistantText, collectRun, send } from "./fixtures/agent-runs.js";
+import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { WsClient } from "./fixtures/ws-client.js";
+
+/**
+ * Fallback chains, cooldowns shared through the FastStore, and key rotation, through the real
+ * gateway with fake providers that fail on command (issue 25 §1). Distributed mode runs two
+ * runners: the cooldown one runner's run started is seen by the other.
+ */
+
+const FAKES = ["p1", "p2", "p3", "keys", "p4", "p5"] as const;
+type FakeName = (typeof FAKES)[number];
+
+const openai = (fake: FakeModelServer, extra: Record<string, unknown>) => ({ kind: "openai", baseUrl: fake.baseUrl, timeoutMs: 1_000, ...extra });
+
+describe.each(MODES)("model fallback chains (%s)", (mode) => {
+  let gw: GatewayUnderTest;
+  const fakes = {} as Record<FakeName, FakeModelServer>;
+  let runs = 0;
+
+  beforeAll(async () => {
+    for (const name of FAKES) fakes[name] = await startFakeModelServer();
+    gw = await startGateway(mode, {
+      runners: 2,
+      agents: [
+        { id: "main", name: "Main", model: "builtin/echo" },
+        { id: "chain", name: "Chain", model: ["p1/m1", "p2/m2", "p3/m3"] },
+        { id: "rotate", name: "Rotate", model: "keys/mk" },
+        { id: "streamed", name: "Streamed", model: ["p4/m4", "p5/m5"] },
+      ],
+      models: {
+        providers: {
+          p1: openai(fakes.p1, { apiKey: "sk-p1" }),
+          // A hang is a timeout after 500 ms of silence.
+          p2: openai(fakes.p2, { apiKey: "sk-p2", timeoutMs: 500 }),
+          p3: { kind: "anthropic", baseUrl: fakes.p3.baseUrl, apiKey: "ak-p3", timeoutMs: 1_000 },
+          keys: openai(fakes.keys, { apiKeys: ["sk-key-a", "sk-key-b"] }),
+          p4: openai(fakes.p4, {}),
+          p5: openai(fakes.p5, {}),
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await Promise.all(Object.values(fakes).map((f) => f.close()));
+  });
+
+  /** One run of `agentId` to its end or error, over a fresh connection (control: errors in full). */
+  async function run(agentId: string, message: string): Promise<{ runId: string; events: AgentEvent[]; last: AgentEvent }> {
+    const runId = `fallback-${mode}-${++runs}`;
+    const client = await WsClient.open(gw.wsUrl());
+    try {
+      await client.connect(TOKEN, "control");
+      const response = send(client, "agent", { message, sessionKey: `fallback:${runId}`, agentId, runId });
+      const events = await collectRun(client, runId);
+      const last = events.at(-1)!;
+      expect((await response).ok).toBe(last.data.phase === "end");
+      return { runId, events, last };
+    } finally {
+      client.close();
+    }
+  }
+
+  it("passes a 429 with Retry-After and a timeout on to the third model, and names them in the lifecycle end", async () => {
+    fakes.p1.script({ kind: "status", status: 429, retryAfter: "120" });
+    fakes.p2.script({ kind: "hang" });
+    const { events, last } = await run("chain", "hello chain");
+    expect(last.data).toMatchObject({
+      phase: "end",
+      model: "p3/m3",
+      fallbacks: [
+        { model: "p1/m1", reason: "rate_limit", status: 429 },
+        { model: "p2/m2", reason: "timeout" },
+      ],
+    });
+    expect(assistantText(events)).toBe("You said: hello chain");
+    expect([fakes.p1.requests.length, fakes.p2.requests.length, fakes.p3.requests.length]).toEqual([1, 1, 1]);
+  });
+
+  it("skips the cooling provider without calling it on the next run, on whichever runner (distributed: the other one)", async () => {
+    const first = await run("chain", "cool down p1");
+    expect(first.last.data).toMatchObject({ phase: "end", model: "p2/m2" });
+    if (mode === "distributed") {
+      // The runner that ran the last run stops: the next run is the other runner's.
+      // Log lines reach the output in batches, a little late.
+      const ranOn = () => gw.runners!.findIndex((proc) => proc.fullOutput().includes(`"runId":"${first.runId}"`));
+      await expect.poll(ranOn, { timeout: 5_000 }).toBeGreaterThanOrEqual(0);
+      await gw.runners![ranOn()]!.stop();
+    }
+    const { events, last } = await run("chain", "after the stop");
+    expect(last.data).toMatchObject({ phase: "end", model: "p2/m2" });
+    expect(last.data.fallbacks).toBeUndefined();
+    expect(assistantText(events)).toBe("You said: after the stop");
+    // p1 answered the first run's 429 only: both later runs went straight to p2.
+    expect(fakes.p1.requests.length).toBe(1);
+  });
+
+  it("spreads calls over a provider's two keys, and a 429 on one moves the call to the other", async () => {
+    for (let i = 0; i < 4; i++) expect((await run("rotate", `rotate ${i}`)).last.data.phase).toBe("end");
+    const used = fakes.keys.requests.map((r) => r.headers.authorization);
+    expect(new Set(used)).toEqual(new Set(["Bearer sk-key-a", "Bearer sk-key-b"]));
+    fakes.keys.script({ kind: "status", status: 429, retryAfter: "120" });
+    const { last } = await run("rotate", "limited");
+    expect(last.data).toMatchObject({ phase: "end", model: "keys/mk", fallbacks: [{ model: "keys/mk", reason: "rate_limit" }] });
+    const [limited, answered] = fakes.keys.requests.slice(-2).map((r) => r.headers.authorization);
+    expect(answered).not.toBe(limited);
+    // The limited key cools for every runner: the next calls all take the other key.
+    for (let i = 0; i < 2; i++) await run("rotate", `after ${i}`);
+    expect(fakes.keys.requests.slice(-2).map((r) => r.headers.authorization)).toEqual([answered, answered]);
+  });
+
+  it("does not fall back once output reached the client: the run ends with the error", async () => {
+    fakes.p4.script({ kind: "drop", chunk: "partial " });
+    const { events, last } = await run("streamed", "cut me off");
+    expect(last.data).toMatchObject({ phase: "error", code: "MODEL_ERROR", error: expect.stringMatching(/dropped/) });
+    expect(assistantText(events)).toBe("partial ");
+    expect(fakes.p5.requests.length).toBe(0);
+  });
+});
