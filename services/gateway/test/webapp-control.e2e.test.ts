@@ -71,6 +71,10 @@ async function snap(page: Page, name: string): Promise<void> {
     expect(await unlabelledControls(page), `${name} at ${width} px`).toEqual([]);
     expect(await lowContrastTexts(page), `${name} at ${width} px`).toEqual([]);
   }
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-${WIDTHS[1]}-dark.png`), fullPage: true });
+  expect(await lowContrastTexts(page), `${name}, dark`).toEqual([]);
+  await page.emulateMedia({ colorScheme: "light" });
 }
 
 const texts = (page: Page, selector: string) => page.$$eval(selector, (nodes) => nodes.map((node) => node.textContent ?? ""));
@@ -222,12 +226,21 @@ describe.each(MODES)("web app control view (%s)", (mode) => {
     await page.waitForSelector('#view-sessions [data-key="ops:alpha"]');
     await snap(page, `${mode}-sessions`);
 
-    // Delete asks first; Cancel keeps the session, the second Delete removes it.
+    // Delete asks first; Cancel (or Escape) keeps the session, the confirmed Delete removes it.
     await page.click('#view-sessions .actions button:has-text("Delete")');
     await page.click('#view-sessions .confirm button:has-text("Cancel")');
+    await page.focus('#view-sessions .actions button:has-text("Delete")');
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#view-sessions .confirm");
+    await page.keyboard.press("Escape");
+    await page.waitForSelector("#view-sessions .confirm", { state: "detached" });
     expect((await control.request("sessions.preview", { key: "ops:alpha" })).ok).toBe(true);
-    await page.click('#view-sessions .actions button:has-text("Delete")');
-    await page.click('#view-sessions .confirm button:has-text("Delete")');
+    // By keyboard: Enter on Delete puts the focus on Cancel; one step back is the confirming Delete.
+    await page.focus('#view-sessions .actions button:has-text("Delete")');
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#view-sessions .confirm");
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Enter");
     await page.waitForFunction(() => document.querySelector('#view-sessions [data-key="ops:alpha"]') === null);
     expect((await control.request("sessions.preview", { key: "ops:alpha" })).error?.code).toBe("NOT_FOUND");
     expect(await page.isHidden("#view-sessions .detail")).toBe(true);

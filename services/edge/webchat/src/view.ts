@@ -73,6 +73,9 @@ export function confirmInline(anchor: HTMLElement, question: string, yesLabel: s
     await yes();
   }, { className: "danger" });
   box.append(el("span", undefined, question), ok, cancel);
+  box.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") cancel.click();
+  });
   anchor.after(box);
   cancel.focus();
 }
