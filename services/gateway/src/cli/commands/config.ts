@@ -1,16 +1,16 @@
-import { ConfigError, type ConfigIssue, type ConfigReader, defaultConfig, type GatewayConfig, maskSecrets } from "@gw/config";
-import { CHANNEL_PLUGINS, checkChannels } from "@gw/delivery";
-import { checkHookMappings } from "@gw/hooks";
-import { loadServiceConfig } from "@gw/host";
+import { ConfigError, type ConfigIssue, type ConfigReader, defaultConfig, type GatewayConfig, loadConfigFile, maskSecrets } from "@gw/config";
 import type { Command } from "commander";
-import { readsSection, SERVICE_READS, serviceReader } from "../../check-as.js";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { CliError, EXIT, usageError } from "../exit-codes.js";
 import { examples } from "../help.js";
 
-/** `--as <service>`: the config as that distributed service loads it (only its sections' variables). */
-function readerOf(service: unknown): ConfigReader | undefined {
+/**
+ * `--as <service>`: the config as that distributed service loads it (only its sections'
+ * variables). The services' lists come with their code, loaded only for the config commands.
+ */
+async function readerOf(service: unknown): Promise<ConfigReader | undefined> {
   if (service === undefined) return undefined;
+  const { SERVICE_READS, serviceReader } = await import("../../check-as.js");
   const reader = serviceReader(String(service));
   if (reader === undefined) {
     throw usageError(`--as must name a distributed service (${Object.keys(SERVICE_READS).join(", ")}), got "${String(service)}"`);
@@ -22,7 +22,7 @@ function readerOf(service: unknown): ConfigReader | undefined {
 function load(ctx: CommandContext, reader: ConfigReader | undefined): { path?: string; config: GatewayConfig } {
   const path = ctx.opts.config ?? (ctx.io.env.GATEWAY_CONFIG || undefined);
   if (path === undefined) return { config: defaultConfig() };
-  return { path, config: loadServiceConfig({ config: path }, ctx.io.env, reader) };
+  return { path, config: loadConfigFile(path, { env: ctx.io.env, reader }) };
 }
 
 /** Runs one start-time check, adding its ConfigError's issues to `issues` instead of throwing. */
@@ -37,7 +37,7 @@ async function collectIssues<T>(issues: ConfigIssue[], run: () => T | Promise<T>
 }
 
 async function check(ctx: CommandContext): Promise<void> {
-  const reader = readerOf(ctx.opts.as);
+  const reader = await readerOf(ctx.opts.as);
   const { path, config } = loadChecked(ctx, reader);
   if (path === undefined) {
     ctx.out.result({ ok: true, config: null }, () => "no config file given (--config or GATEWAY_CONFIG); the built-in defaults are valid");
@@ -45,6 +45,11 @@ async function check(ctx: CommandContext): Promise<void> {
   }
   // What the services check as they start, beyond the schema (channel settings belong to their
   // plugins, hook templates to the hooks service): the same functions, every issue at once.
+  const [{ readsSection }, { CHANNEL_PLUGINS, checkChannels }, { checkHookMappings }] = await Promise.all([
+    import("../../check-as.js"),
+    import("@gw/delivery"),
+    import("@gw/hooks"),
+  ]);
   const issues: ConfigIssue[] = [];
   const readsChannels = readsSection(reader, "channels");
   const channels = readsChannels ? ((await collectIssues(issues, () => checkChannels(config, CHANNEL_PLUGINS))) ?? []) : [];
@@ -81,7 +86,7 @@ function configFailure(err: ConfigError): CliError {
 }
 
 async function print(ctx: CommandContext): Promise<void> {
-  const { path, config } = loadChecked(ctx, readerOf(ctx.opts.as));
+  const { path, config } = loadChecked(ctx, await readerOf(ctx.opts.as));
   const masked = maskSecrets(config);
   if (!ctx.out.json && path === undefined) ctx.out.note("no config file given (--config or GATEWAY_CONFIG): the built-in defaults");
   ctx.out.result(masked, () => JSON.stringify(masked, null, 2));

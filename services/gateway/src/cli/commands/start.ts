@@ -1,10 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { defaultConfig, type GatewayConfig } from "@gw/config";
 import { GATEWAY_VERSION } from "@gw/contracts";
-import { type CommonArgs, loadServiceConfig, serviceLogger, startOpsServers } from "@gw/host";
-import { createMetrics, guardProcess, Shutdown } from "@gw/runtime";
+import type { CommonArgs } from "@gw/host";
 import { type Command, InvalidArgumentError } from "commander";
-import { startEmbedded } from "../../embedded.js";
 import { type CliIo, type GlobalOptions } from "../context.js";
 import { examples } from "../help.js";
 
@@ -48,6 +46,12 @@ function banner(config: GatewayConfig, host: string, port: number, generatedToke
 }
 
 async function start(opts: StartOptions, io: CliIo): Promise<void> {
+  // Loaded here, not with the CLI: every service's code is only needed to run them.
+  const [{ loadServiceConfig, serviceLogger, startOpsServers }, { createMetrics, guardProcess, Shutdown }, { startEmbedded }] = await Promise.all([
+    import("@gw/host"),
+    import("@gw/runtime"),
+    import("../../embedded.js"),
+  ]);
   const args: CommonArgs = {
     ...(opts.config === undefined ? {} : { config: opts.config }),
     ...(opts.port === undefined ? {} : { port: opts.port }),
