@@ -49,12 +49,12 @@ describe.each(MODES)("model fallback chains (%s)", (mode) => {
   });
 
   /** One run of `agentId` to its end or error, over a fresh connection (control: errors in full). */
-  async function run(agentId: string, message: string): Promise<{ runId: string; events: AgentEvent[]; last: AgentEvent }> {
+  async function run(agentId: string, message: string, extra: Record<string, unknown> = {}): Promise<{ runId: string; events: AgentEvent[]; last: AgentEvent }> {
     const runId = `fallback-${mode}-${++runs}`;
     const client = await WsClient.open(gw.wsUrl());
     try {
       await client.connect(TOKEN, "control");
-      const response = send(client, "agent", { message, sessionKey: `fallback:${runId}`, agentId, runId });
+      const response = send(client, "agent", { message, sessionKey: `fallback:${runId}`, agentId, runId, ...extra });
       const events = await collectRun(client, runId);
       const last = events.at(-1)!;
       expect((await response).ok).toBe(last.data.phase === "end");
@@ -118,5 +118,29 @@ describe.each(MODES)("model fallback chains (%s)", (mode) => {
     expect(last.data).toMatchObject({ phase: "error", code: "MODEL_ERROR", error: expect.stringMatching(/dropped/) });
     expect(assistantText(events)).toBe("partial ");
     expect(fakes.p5.requests.length).toBe(0);
+  });
+
+  it("takes a chain as the agent request's model and as a session's model (sessions.patch), as a list", async () => {
+    fakes.p5.script({ kind: "status", status: 503 });
+    const asked = await run("main", "a chain per request", { model: ["p5/m5", "p3/m3"] });
+    expect(asked.last.data).toMatchObject({ phase: "end", model: "p3/m3", fallbacks: [{ model: "p5/m5", reason: "server", status: 503 }] });
+    const client = await WsClient.open(gw.wsUrl());
+    try {
+      await client.connect(TOKEN, "control");
+      const sessionKey = `fallback:patched-${mode}`;
+      expect((await send(client, "agent", { message: "create", sessionKey, agentId: "main" })).ok).toBe(true);
+      const bad = await send(client, "sessions.patch", { key: sessionKey, model: ["p3/m3", "nobody/m"] });
+      expect(bad).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST" } });
+      const patched = await send(client, "sessions.patch", { key: sessionKey, model: ["p5/m5", "p3/m3"] });
+      expect(patched).toMatchObject({ ok: true, payload: { updated: true, changes: { model: "p5/m5,p3/m3" } } });
+      fakes.p5.script({ kind: "status", status: 429, retryAfter: "0" });
+      const runId = `fallback-patched-${mode}`;
+      const response = send(client, "agent", { message: "patched", sessionKey, runId });
+      const events = await collectRun(client, runId);
+      expect(events.at(-1)?.data).toMatchObject({ phase: "end", model: "p3/m3", fallbacks: [{ model: "p5/m5", reason: "rate_limit" }] });
+      expect((await response).ok).toBe(true);
+    } finally {
+      client.close();
+    }
   });
 });

@@ -64,6 +64,29 @@ export const ModelRefSchema = z
   .max(200)
   .regex(/^[a-z0-9][a-z0-9_-]*\/\S+$/, 'model must look like "<provider>/<model>"');
 
+/** Most models one fallback chain may list. */
+export const MAX_MODEL_CHAIN = 8;
+
+/**
+ * One model reference or an ordered fallback chain: a list, or its one-string form "a/x,b/y"
+ * (what sessions and runs keep and return). The run uses the first not cooling down and moves
+ * to the next on a retryable failure before any output.
+ */
+const isModelChain = (chain: string) => {
+  const refs = chain.split(",");
+  return refs.length <= MAX_MODEL_CHAIN && refs.every((ref) => ModelRefSchema.safeParse(ref).success);
+};
+
+export const ModelChainSchema = z
+  .union([
+    z.string().refine(isModelChain, `model must look like "<provider>/<model>" (or list at most ${MAX_MODEL_CHAIN} of them)`),
+    z
+      .array(ModelRefSchema.refine((ref) => !ref.includes(","), "a model reference holds no comma"))
+      .min(1, "model must list at least one model")
+      .max(MAX_MODEL_CHAIN, `model may list at most ${MAX_MODEL_CHAIN} models`),
+  ])
+  .transform((model) => (typeof model === "string" ? model : model.join(",")));
+
 export const SessionsListParamsSchema = z.object({
   agentId: AgentIdSchema.optional(),
   limit: boundedInt(1, SESSIONS_LIST_MAX_LIMIT).default(50),
@@ -79,7 +102,7 @@ export const SessionsPatchParamsSchema = z
   .object({
     key: SessionKeySchema,
     agentId: AgentIdSchema.optional(),
-    model: ModelRefSchema.optional(),
+    model: ModelChainSchema.optional(),
     thinking: z.enum(THINKING_LEVELS, { error: "thinking must be one of low, medium, high" }).optional(),
   })
   .refine((p) => p.agentId !== undefined || p.model !== undefined || p.thinking !== undefined, {

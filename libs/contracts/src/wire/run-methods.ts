@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentIdSchema, SessionKeySchema } from "./methods.js";
+import { AgentIdSchema, ModelChainSchema, SessionKeySchema } from "./methods.js";
 
 /** Params of the run methods (SPEC §4.1 `agent`, `agent.wait`, `chat.abort` / `agent.abort`). */
 
@@ -15,7 +15,8 @@ export const AgentParamsSchema = z.object({
   sessionKey: SessionKeySchema,
   runId: RunIdSchema.optional(),
   agentId: AgentIdSchema.optional(),
-  model: z.string().min(3).max(256).optional(),
+  /** One reference or an ordered fallback chain (runs check it: an unknown provider fails the run). */
+  model: z.union([z.string().min(3).max(1_600), z.array(z.string().min(3).max(200)).min(1).max(8)]).transform((m) => (typeof m === "string" ? m : m.join(","))).optional(),
   thinking: z.enum(RUN_THINKING_LEVELS, { error: "thinking must be one of low, medium, high, extended" }).optional(),
   deliver: z.boolean().optional(),
   messageChannel: z.string().min(1).max(64).optional(),

@@ -59,11 +59,12 @@ function checkPatch(deps: SessionsDeps, req: SessionsPatchRequest): { agentId: s
   checkKey(req.key);
   if (req.thinking !== "" && !(THINKING_LEVELS as readonly string[]).includes(req.thinking))
     throw new GatewayError("INVALID_REQUEST", "thinking must be one of low, medium, high");
-  if (req.model !== "") {
-    if (!/^[a-z0-9][a-z0-9_-]*\/\S+$/.test(req.model))
+  // One reference or a fallback chain in its one-string form ("a/x,b/y"), each checked.
+  for (const ref of req.model === "" ? [] : req.model.split(",")) {
+    if (!/^[a-z0-9][a-z0-9_-]*\/\S+$/.test(ref))
       throw new GatewayError("INVALID_REQUEST", 'model must look like "<provider>/<model>"');
     // Every later run of the session would fail on a provider nobody configured.
-    const provider = req.model.slice(0, req.model.indexOf("/"));
+    const provider = ref.slice(0, ref.indexOf("/"));
     if (!deps.agents.hasProvider(provider))
       throw new GatewayError("INVALID_REQUEST", `params.model: unknown model provider "${provider}"`);
   }
