@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentIdSchema, ModelChainSchema, SessionKeySchema } from "./methods.js";
+import { AgentIdSchema, SessionKeySchema } from "./methods.js";
 
 /** Params of the run methods (SPEC §4.1 `agent`, `agent.wait`, `chat.abort` / `agent.abort`). */
 
