@@ -5,6 +5,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lowContrastTexts, unlabelledControls } from "./fixtures/a11y.js";
 import { launchBrowser, type TestBrowser } from "./fixtures/browser.js";
+import { cliJson, spawnCli } from "./fixtures/cli.js";
 import { askToPair, controlEvent, pairResult } from "./fixtures/devices.js";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
 import { delivered, postWebhook, TG_BOTS, TG_SECRET } from "./fixtures/inbound.js";
@@ -248,69 +249,81 @@ describe.each(MODES)("web app control view (%s)", (mode) => {
     await close();
   }, 90_000);
 
-  it("approves a sender and a device, and rejects a sender, from the control view while another control client watches the same pending lists", async () => {
+  it("approves a sender and a device, and rejects a sender, from the control view while the CLI watches the same pending lists", async () => {
     const { page, problems, close } = await openApp(browser, gw.httpUrl());
     await page.waitForSelector("#tabs:not([hidden])");
     await openTab(page, "approvals");
+    // The operator's terminal beside the browser: `gateway devices pending --watch` and `gateway pairing list`.
+    const cliEnv = { GATEWAY_URL: gw.wsUrl(), GATEWAY_TOKEN: TOKEN };
+    const watch = spawnCli(["devices", "pending", "--watch", "--json"], cliEnv);
+    const pairingList = async () => (await cliJson<{ requests: Array<{ code: string; sender: string }> }>(["pairing", "list"], cliEnv)).requests;
 
-    // A stranger writes to the pairing bot: the code goes to them, the request to the view.
-    const update = telegramUpdate({ chatId: 7001, from: { id: 7001, firstName: "Dee" }, text: "let me in" });
-    expect((await postWebhook(gw, "/api/channels/tgpair/webhook", telegramWebhookRequest(update, TG_SECRET))).status).toBe(200);
-    await delivered(telegram, (d) => d.chat === "7001" && /pairing code/.test(d.text ?? ""));
-    const [pending] = (await control.request("channels.pairing.list", {})).payload?.requests as Array<{ code: string; sender: string }>;
-    expect(pending).toMatchObject({ sender: "7001" });
-    const senderRow = page.locator(`#view-approvals .senders li[data-code="${pending!.code}"]`);
-    await senderRow.waitFor({ timeout: 15_000 });
-    expect(await senderRow.textContent()).toContain("Dee (7001)");
+    try {
+      await watch.waitFor("stderr", /waiting for pairing requests/);
+      // A stranger writes to the pairing bot: the code goes to them, the request to the view.
+      const update = telegramUpdate({ chatId: 7001, from: { id: 7001, firstName: "Dee" }, text: "let me in" });
+      expect((await postWebhook(gw, "/api/channels/tgpair/webhook", telegramWebhookRequest(update, TG_SECRET))).status).toBe(200);
+      await delivered(telegram, (d) => d.chat === "7001" && /pairing code/.test(d.text ?? ""));
+      const [pending] = await pairingList();
+      expect(pending).toMatchObject({ sender: "7001" });
+      const senderRow = page.locator(`#view-approvals .senders li[data-code="${pending!.code}"]`);
+      await senderRow.waitFor({ timeout: 15_000 });
+      expect(await senderRow.textContent()).toContain("Dee (7001)");
 
-    // A device asks to be paired: it arrives live.
-    const device = await askToPair(gw.wsUrl(), { deviceId: `phone-${mode}`, name: "Dee's phone" });
-    expect(device.answer.ok, JSON.stringify(device.answer.error)).toBe(true);
-    const deviceRow = page.locator(`#view-approvals .pairings li[data-request-id="${device.requestId}"]`);
-    await deviceRow.waitFor({ timeout: 10_000 });
-    await snap(page, `${mode}-approvals`);
+      // A device asks to be paired: it arrives live.
+      const device = await askToPair(gw.wsUrl(), { deviceId: `phone-${mode}`, name: "Dee's phone" });
+      expect(device.answer.ok, JSON.stringify(device.answer.error)).toBe(true);
+      const deviceRow = page.locator(`#view-approvals .pairings li[data-request-id="${device.requestId}"]`);
+      await deviceRow.waitFor({ timeout: 10_000 });
+      // The CLI's watch printed the same request.
+      await watch.waitFor("stdout", new RegExp(`"requestId":"${device.requestId}"`));
+      await snap(page, `${mode}-approvals`);
 
-    await senderRow.locator('button:has-text("Approve")').click();
-    await delivered(telegram, (d) => d.chat === "7001" && /You are approved/.test(d.text ?? ""));
-    await senderRow.waitFor({ state: "detached" });
-    expect((await control.request("channels.pairing.list", {})).payload?.requests).toEqual([]);
+      await senderRow.locator('button:has-text("Approve")').click();
+      await delivered(telegram, (d) => d.chat === "7001" && /You are approved/.test(d.text ?? ""));
+      await senderRow.waitFor({ state: "detached" });
+      expect(await pairingList()).toEqual([]);
 
-    // Another stranger is rejected: their request goes, and nobody tells them they were approved.
-    const other = telegramUpdate({ chatId: 7002, from: { id: 7002, firstName: "Eve" }, text: "me too" });
-    expect((await postWebhook(gw, "/api/channels/tgpair/webhook", telegramWebhookRequest(other, TG_SECRET))).status).toBe(200);
-    const rejectedRow = page.locator('#view-approvals .senders li:has-text("Eve (7002)")');
-    await rejectedRow.waitFor({ timeout: 15_000 });
-    await rejectedRow.locator('button:has-text("Reject")').click();
-    await rejectedRow.waitFor({ state: "detached" });
-    expect((await control.request("channels.pairing.list", {})).payload?.requests).toEqual([]);
-    // Not approved: writing again brings a new code, not an answer.
-    const again = telegramUpdate({ chatId: 7002, from: { id: 7002, firstName: "Eve" }, text: "still me" });
-    expect((await postWebhook(gw, "/api/channels/tgpair/webhook", telegramWebhookRequest(again, TG_SECRET))).status).toBe(200);
-    await delivered(telegram, (d) => d.chat === "7002" && /pairing code/.test(d.text ?? ""), 2);
-    expect(telegram.delivered.filter((d) => d.chat === "7002" && !/pairing code/.test(d.text ?? ""))).toEqual([]);
+      // Another stranger is rejected: their request goes, and nobody tells them they were approved.
+      const other = telegramUpdate({ chatId: 7002, from: { id: 7002, firstName: "Eve" }, text: "me too" });
+      expect((await postWebhook(gw, "/api/channels/tgpair/webhook", telegramWebhookRequest(other, TG_SECRET))).status).toBe(200);
+      const rejectedRow = page.locator('#view-approvals .senders li:has-text("Eve (7002)")');
+      await rejectedRow.waitFor({ timeout: 15_000 });
+      await rejectedRow.locator('button:has-text("Reject")').click();
+      await rejectedRow.waitFor({ state: "detached" });
+      expect(await pairingList()).toEqual([]);
+      // Not approved: writing again brings a new code, not an answer.
+      const again = telegramUpdate({ chatId: 7002, from: { id: 7002, firstName: "Eve" }, text: "still me" });
+      expect((await postWebhook(gw, "/api/channels/tgpair/webhook", telegramWebhookRequest(again, TG_SECRET))).status).toBe(200);
+      await delivered(telegram, (d) => d.chat === "7002" && /pairing code/.test(d.text ?? ""), 2);
+      expect(telegram.delivered.filter((d) => d.chat === "7002" && !/pairing code/.test(d.text ?? ""))).toEqual([]);
 
-    await deviceRow.locator('button:has-text("Approve")').click();
-    expect(await pairResult(device.client)).toMatchObject({ status: "approved", deviceId: `phone-${mode}` });
-    expect(await controlEvent(control, "node.pair.resolved", `phone-${mode}`)).toMatchObject({ status: "approved" });
-    expect((await control.request("node.pair.list", {})).payload?.requests).toEqual([]);
-    await deviceRow.waitFor({ state: "detached" });
+      await deviceRow.locator('button:has-text("Approve")').click();
+      expect(await pairResult(device.client)).toMatchObject({ status: "approved", deviceId: `phone-${mode}` });
+      expect(await controlEvent(control, "node.pair.resolved", `phone-${mode}`)).toMatchObject({ status: "approved" });
+      expect((await cliJson<{ requests: unknown[] }>(["devices", "pending"], cliEnv)).requests).toEqual([]);
+      await deviceRow.waitFor({ state: "detached" });
 
-    // The paired device: rotate shows a new token once; revoke asks first.
-    const paired = page.locator(`#view-approvals .devices li[data-device-id="phone-${mode}"]`);
-    await paired.waitFor();
-    await paired.locator('button:has-text("Rotate token")').click();
-    const token = await paired.locator(".new-token input").inputValue({ timeout: 10_000 });
-    expect(token).toMatch(/^gwd1\./);
-    const withToken = await WsClient.open(gw.wsUrl());
-    expect((await withToken.connect(token, "node")).ok).toBe(true);
-    withToken.close();
-    await paired.locator('button:has-text("Revoke")').click();
-    await paired.locator('.confirm button:has-text("Revoke")').click();
-    await paired.waitFor({ state: "detached" });
-    expect((await control.request("device.list", {})).payload?.devices).toEqual([]);
-    expect(problems).toEqual([]);
-    await close();
-  }, 90_000);
+      // The paired device: rotate shows a new token once; revoke asks first.
+      const paired = page.locator(`#view-approvals .devices li[data-device-id="phone-${mode}"]`);
+      await paired.waitFor();
+      await paired.locator('button:has-text("Rotate token")').click();
+      const token = await paired.locator(".new-token input").inputValue({ timeout: 10_000 });
+      expect(token).toMatch(/^gwd1\./);
+      const withToken = await WsClient.open(gw.wsUrl());
+      expect((await withToken.connect(token, "node")).ok).toBe(true);
+      withToken.close();
+      await paired.locator('button:has-text("Revoke")').click();
+      await paired.locator('.confirm button:has-text("Revoke")').click();
+      await paired.waitFor({ state: "detached" });
+      expect((await control.request("device.list", {})).payload?.devices).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      watch.child.kill("SIGINT");
+      await watch.exited;
+      await close();
+    }
+  }, 120_000);
 
   it("shows every channel's status", async () => {
     const { page, problems, close } = await openApp(browser, gw.httpUrl());
