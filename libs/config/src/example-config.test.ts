@@ -27,6 +27,7 @@ const env = {
   SLACK_SIGNING_SECRET: "sss-008",
   WHATSAPP_APP_SECRET: "was-009",
   WHATSAPP_VERIFY_TOKEN: "wav-010",
+  SEARCH_TOKEN: "mcp-011",
 };
 
 describe("config/gateway.example.json5", () => {
@@ -68,7 +69,9 @@ describe("config/gateway.example.json5", () => {
 
   it("shows each runner default as the value the schema gives it", () => {
     const config = loadConfigFile(examplePath, { env });
-    expect(config.runner).toEqual(defaultConfig().runner);
+    // The example's MCP servers show how one is written; by default there are none.
+    expect(config.runner.tools.mcp.servers).toHaveProperty("everything");
+    expect({ ...config.runner, tools: { ...config.runner.tools, mcp: { servers: {} } } }).toEqual(defaultConfig().runner);
   });
 
   it("fails on the first missing variable with its key path", () => {

@@ -13,6 +13,57 @@ const HttpFetchToolSchema = z
   })
   .prefault({});
 
+/** Sources of the built-in tools: an MCP server may not take one of their names. */
+const BUILTIN_TOOL_SOURCES = ["time", "http", "message", "sessions"];
+
+/**
+ * One MCP server (docs/decisions.md, "MCP servers as agent tools"): a child process speaking
+ * stdio (`command`) or a Streamable HTTP endpoint (`url`). Its tools are `<id>.<tool>`.
+ */
+const McpServerSchema = z
+  .strictObject({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    // The child's whole environment besides PATH, HOME, USER, LOGNAME, SHELL and TERM: the
+    // runner's own environment (its secrets) is not passed on.
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name"), z.string()).default({}),
+    url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+    headers: z.record(z.string().min(1), z.string()).default({}),
+    // The URL's host may resolve to a private, loopback or link-local address only if listed (SSRF).
+    allowHosts: z.array(z.string().min(1)).default([]),
+    // One tool call's deadline, and the connect-and-list deadline.
+    timeoutMs: positiveInt.max(3_600_000).default(30_000),
+    // Globs over the server's tool names (`*` any run of characters): only these are offered.
+    allowTools: z.array(z.string().min(1)).default(["*"]),
+    denyTools: z.array(z.string().min(1)).default([]),
+    // Most JSON one result may take; runner.maxToolResultBytes when left out.
+    maxResultBytes: positiveInt.max(786_432).optional(),
+  })
+  .superRefine((server, ctx) => {
+    if ((server.command === undefined) === (server.url === undefined))
+      ctx.addIssue({ code: "custom", path: [], message: "set either command (stdio) or url (Streamable HTTP)" });
+    const misplaced =
+      server.command !== undefined
+        ? (["headers", "allowHosts"] as const).filter((k) => Object.keys(server[k]).length > 0)
+        : (["args", "env"] as const).filter((k) => Object.keys(server[k]).length > 0);
+    for (const key of misplaced)
+      ctx.addIssue({ code: "custom", path: [key], message: `${key} applies only to ${server.command !== undefined ? "url" : "command"} servers` });
+  });
+
+const McpSchema = z
+  .strictObject({
+    servers: z
+      .record(
+        z
+          .string()
+          .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, "expected 1-32 lowercase letters, digits, '_' or '-', starting with a letter or digit")
+          .refine((id) => !BUILTIN_TOOL_SOURCES.includes(id), "is the name of built-in tools"),
+        McpServerSchema,
+      )
+      .default({}),
+  })
+  .prefault({});
+
 /** The agent runner: capacity, run limits, retention, and built-in tool settings. */
 export const RunnerSectionSchema = z
   .strictObject({
@@ -35,6 +86,6 @@ export const RunnerSectionSchema = z
     // Session entries replayed into a model call (the newest ones; compaction keeps older
     // context as a summary), so a run's cost does not grow with the session's length.
     historyLimit: positiveInt.max(10_000).default(400),
-    tools: z.strictObject({ httpFetch: HttpFetchToolSchema }).prefault({}),
+    tools: z.strictObject({ httpFetch: HttpFetchToolSchema, mcp: McpSchema }).prefault({}),
   })
   .prefault({});

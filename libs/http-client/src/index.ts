@@ -21,6 +21,7 @@ export { readSse, type ReadSseOptions, type SseEvent } from "./sse.js";
 export {
   checkHost,
   createGuardedAgent,
+  createGuardedFetch,
   guardedLookup,
   guardUrl,
   type ResolveAll,

@@ -1,6 +1,6 @@
 import { type LookupAddress, promises as dns } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
-import { Agent, buildConnector } from "undici";
+import { Agent, buildConnector, fetch as undiciFetch } from "undici";
 import { classifyAddress, describeAddress } from "./address-class.js";
 import { SsrfError } from "./http-error.js";
 
@@ -104,4 +104,18 @@ export function createGuardedAgent(policy: SsrfPolicy, options: Agent.Options = 
       connector(opts, callback);
     },
   });
+}
+
+/**
+ * A WHATWG `fetch` that connects only where the policy allows (through createGuardedAgent), for
+ * libraries that take a fetch rather than an HttpClient (the MCP SDK's HTTP transport).
+ */
+export function createGuardedFetch(policy: SsrfPolicy): typeof fetch {
+  const dispatcher = createGuardedAgent(policy);
+  const guarded = (input: string | URL | Request, init?: RequestInit) => {
+    const target = input instanceof Request ? input.url : input;
+    guardUrl(target, policy);
+    return undiciFetch(target, { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1]);
+  };
+  return guarded as unknown as typeof fetch;
 }

@@ -10,6 +10,7 @@ export { type WaitForOptions, waitFor } from "./wait-for.js";
 export { type FakeModelServer, type RecordedRequest, startFakeModelServer } from "./fakes/fake-model-server.js";
 export type { FakeTurn } from "./fakes/fake-model-script.js";
 export { FAKE_USAGE } from "./fakes/openai-wire.js";
+export { everythingMcpServer, type FakeMcpHttpServer, startFakeMcpHttpServer } from "./fakes/mcp-http-server.js";
 export {
   bearerToken,
   bodyFields,

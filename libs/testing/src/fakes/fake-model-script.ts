@@ -3,7 +3,10 @@
  * a real provider adapter through the real wire format:
  * - `tools:a,b`   first turn calls tools a and b (wire names), then answers once results are back
  *                 (`http__fetch` gets a URL, `message__send` a message text, a name with `weather`
- *                 `{ city: "Paris" }`, others no arguments): the agent's tools or the client's
+ *                 `{ city: "Paris" }`, one with `echo` `{ message: "hi from the model" }`, `greet`
+ *                 `{ name: "Ada" }`, `sum` `{ a: 2, b: 3 }`, others no arguments): the agent's tools
+ *                 or the client's; with `quote` too, the answer quotes the results
+ *                 ("Tools said: <r1> | <r2>")
  * - `slow`        streams 40 chunks, 100 ms apart (abort and runner-death tests)
  * - `pause<ms>`   answers "You said: <message>" like the default, taking about <ms> ms (queued-turn tests)
  * - `fail500`     always HTTP 500;  `fail429` HTTP 429 with retry-after: 0 on the first try of each conversation
@@ -45,6 +48,9 @@ function toolArguments(name: string): Record<string, unknown> {
   if (name.includes("fetch")) return { url: "http://127.0.0.1:9/" };
   if (name.includes("message")) return { message: "sent by the agent's message tool" };
   if (name.includes("weather")) return { city: "Paris" };
+  if (name.includes("echo")) return { message: "hi from the model" };
+  if (name.includes("greet")) return { name: "Ada" };
+  if (name.includes("sum")) return { a: 2, b: 3 };
   return {};
 }
 
@@ -70,6 +76,7 @@ export function planTurn(c: FakeConversation): FakeTurn {
       calls: tools[1]!.split(",").map((name, i) => ({ id: `call_${i + 1}`, name, arguments: toolArguments(name) })),
     };
   }
+  if (tools && msg.includes("quote")) return { kind: "text", chunks: split(`Tools said: ${c.toolResults.join(" | ")}`, 3), delayMs: 0 };
   if (tools) return { kind: "text", chunks: split(`Tools said: ${c.toolResults.length} results`, 3), delayMs: 0 };
   const pause = /\bpause(\d{1,5})\b/.exec(msg);
   if (pause) return { kind: "text", chunks: split(`You said: ${msg}`, 3), delayMs: Math.round(Number(pause[1]) / 3) };

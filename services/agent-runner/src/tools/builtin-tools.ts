@@ -6,7 +6,7 @@ import { timeNowTool } from "./time-now.js";
 import type { ToolDefinition } from "./tool-registry.js";
 
 export interface BuiltinToolDeps {
-  config: GatewayConfig["runner"]["tools"];
+  config: Pick<GatewayConfig["runner"]["tools"], "httpFetch">;
   /** The sessions service on the bus, for `sessions.list` and `sessions.preview`. */
   sessions: SessionsToolDeps;
   /** The delivery service on the bus, for `message.send`. */
