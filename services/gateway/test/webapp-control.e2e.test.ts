@@ -189,7 +189,7 @@ describe.each(MODES)("web app control view (%s)", (mode) => {
     await close();
   }, 60_000);
 
-  it("lists, searches, opens, patches and deletes sessions, with new ones arriving live", async () => {
+  it("lists, searches, opens, patches, deletes and resets sessions, with new ones arriving live", async () => {
     for (const key of ["ops:alpha", "ops:beta"]) {
       expect((await control.request("agent", { message: `hi ${key}`, sessionKey: key, agentId: "echo" }, 15_000)).ok).toBe(true);
     }
@@ -245,6 +245,15 @@ describe.each(MODES)("web app control view (%s)", (mode) => {
     await page.waitForFunction(() => document.querySelector('#view-sessions [data-key="ops:alpha"]') === null);
     expect((await control.request("sessions.preview", { key: "ops:alpha" })).error?.code).toBe("NOT_FOUND");
     expect(await page.isHidden("#view-sessions .detail")).toBe(true);
+
+    // Reset clears the history (after asking) and keeps the session.
+    await page.click('#view-sessions [data-key="ops:beta"]');
+    await page.waitForFunction(() => document.querySelector("#view-sessions .detail h2")?.textContent === "ops:beta");
+    expect(await texts(page, "#view-sessions .preview .text")).toEqual(["hi ops:beta", "hi ops:beta"]);
+    await page.click('#view-sessions .actions button:has-text("Reset")');
+    await page.click('#view-sessions .confirm button:has-text("Reset")');
+    await page.waitForFunction(() => document.querySelectorAll("#view-sessions .preview li").length === 0);
+    expect((await control.request("sessions.preview", { key: "ops:beta" })).payload).toMatchObject({ key: "ops:beta", messages: [] });
     expect(problems).toEqual([]);
     await close();
   }, 90_000);
