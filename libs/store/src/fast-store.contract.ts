@@ -68,6 +68,25 @@ export function describeFastStoreContract(name: string, factory: () => Promise<F
         expect(await store.idempotency.lookup(key)).toEqual({ status: "done", result: "r" });
       });
 
+      it("lets only a claim's own holder extend or abandon it, so a holder whose claim lapsed and was taken leaves the new one alone", async () => {
+        const key = uniqueName("holder:");
+        expect(await store.idempotency.begin(key, 200, "first")).toEqual({ status: "new" });
+        expect(await store.idempotency.begin(key, 5_000, "second")).toEqual({ status: "pending" });
+        await waitFor(async () => ((await store.idempotency.lookup(key)).status === "new" ? true : undefined), {
+          ...EXPIRY_BOUND,
+          what: "the first claim to lapse",
+        });
+        expect(await store.idempotency.begin(key, 5_000, "second")).toEqual({ status: "new" });
+        // The first holder wakes up late: its heartbeat and its abandon after a failure change nothing.
+        expect(await store.idempotency.extend(key, 5_000, "first")).toBe(false);
+        await store.idempotency.abandon(key, "first");
+        await store.idempotency.abandon(key);
+        expect(await store.idempotency.begin(key, 5_000, "third")).toEqual({ status: "pending" });
+        expect(await store.idempotency.extend(key, 5_000, "second")).toBe(true);
+        await store.idempotency.abandon(key, "second");
+        expect(await store.idempotency.begin(key, 5_000, "third")).toEqual({ status: "new" });
+      });
+
       it("keeps results with any characters, including an empty result", async () => {
         const key = uniqueName("chars:");
         await store.idempotency.complete(key, "", 5_000);

@@ -5,20 +5,26 @@
 
 export type IdemState = { status: "new" } | { status: "pending" } | { status: "done"; result: string };
 
+/**
+ * Claims name their holder (`holder`, optional: "" when absent) so that, as with leases, a
+ * holder whose claim lapsed and was claimed again can neither extend nor abandon the new
+ * holder's claim.
+ */
 export interface IdempotencyStore {
-  /** Atomically claims `key`: exactly one caller sees "new"; the claim lapses after `windowMs`. */
-  begin(key: string, windowMs: number): Promise<IdemState>;
+  /** Atomically claims `key` for `holder`: exactly one caller sees "new"; the claim lapses after `windowMs`. */
+  begin(key: string, windowMs: number, holder?: string): Promise<IdemState>;
   /** Records the result of a claimed key; it stays visible for `windowMs`. */
   complete(key: string, result: string, windowMs: number): Promise<void>;
   /** "new" means the key is unknown (never claimed, or expired). */
   lookup(key: string): Promise<IdemState>;
-  /** Drops a pending claim after a failure so a retry can begin again; completed keys stay. */
-  abandon(key: string): Promise<void>;
+  /** Drops `holder`'s pending claim after a failure so a retry can begin again; completed keys and others' claims stay. */
+  abandon(key: string, holder?: string): Promise<void>;
   /**
-   * A live holder's heartbeat: a pending claim lapses `windowMs` from now instead. Returns
-   * false (and changes nothing) when the key is not pending (done, abandoned, lapsed).
+   * A live holder's heartbeat: its pending claim lapses `windowMs` from now instead. Returns
+   * false (and changes nothing) when the key is not pending for `holder` (done, abandoned,
+   * lapsed, or claimed again by another).
    */
-  extend(key: string, windowMs: number): Promise<boolean>;
+  extend(key: string, windowMs: number, holder?: string): Promise<boolean>;
 }
 
 export interface WindowCount {

@@ -19,17 +19,20 @@ export interface MemoryFastStoreOptions {
   sweepIntervalMs?: number;
 }
 
-type Claim = { status: "pending" } | { status: "done"; result: string };
+type Claim = { status: "pending"; holder: string } | { status: "done"; result: string };
+
+/** What a caller is told of a claim: its holder stays inside the store. */
+const stateOf = (claim: Claim): IdemState => (claim.status === "done" ? { ...claim } : { status: "pending" });
 type Guard = () => void;
 
 function memoryIdempotency(claims: ExpiringMap<Claim>, open: Guard): IdempotencyStore {
   return {
-    async begin(key, windowMs) {
+    async begin(key, windowMs, holder = "") {
       open();
       const ttl = durationMs("windowMs", windowMs);
       const existing = claims.get(key);
-      if (existing !== undefined) return { ...existing };
-      claims.set(key, { status: "pending" }, ttl);
+      if (existing !== undefined) return stateOf(existing);
+      claims.set(key, { status: "pending", holder }, ttl);
       return { status: "new" };
     },
     async complete(key, result, windowMs) {
@@ -39,17 +42,19 @@ function memoryIdempotency(claims: ExpiringMap<Claim>, open: Guard): Idempotency
     async lookup(key): Promise<IdemState> {
       open();
       const existing = claims.get(key);
-      return existing === undefined ? { status: "new" } : { ...existing };
+      return existing === undefined ? { status: "new" } : stateOf(existing);
     },
-    async abandon(key) {
+    async abandon(key, holder = "") {
       open();
-      if (claims.get(key)?.status === "pending") claims.delete(key);
+      const existing = claims.get(key);
+      if (existing?.status === "pending" && existing.holder === holder) claims.delete(key);
     },
-    async extend(key, windowMs) {
+    async extend(key, windowMs, holder = "") {
       open();
       const ttl = durationMs("windowMs", windowMs);
-      if (claims.get(key)?.status !== "pending") return false;
-      claims.set(key, { status: "pending" }, ttl);
+      const existing = claims.get(key);
+      if (existing?.status !== "pending" || existing.holder !== holder) return false;
+      claims.set(key, existing, ttl);
       return true;
     },
   };

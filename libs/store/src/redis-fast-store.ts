@@ -66,24 +66,24 @@ function parseWindow(raw: unknown): WindowCount {
   return { count, resetInMs: Math.max(0, ttl) };
 }
 
-/** Stored as "P" while pending and "D<result>" once done, so one GET tells both apart. */
+/** Stored as "P<holder>" while pending and "D<result>" once done, so one GET tells both apart. */
 function redisIdempotency({ client, key, guard }: Ctx): IdempotencyStore {
   return {
-    async begin(k, windowMs) {
+    async begin(k, windowMs, holder = "") {
       const ttl = durationMs("windowMs", windowMs);
-      return guard(async () => parseClaim(await runScript(client, IDEM_BEGIN, [key("idem", k)], [ttl])));
+      return guard(async () => parseClaim(await runScript(client, IDEM_BEGIN, [key("idem", k)], [ttl, holder])));
     },
     async complete(k, result, windowMs) {
       const ttl = durationMs("windowMs", windowMs);
       await guard(() => client.set(key("idem", k), `D${result}`, "PX", ttl));
     },
     lookup: (k) => guard(async () => parseClaim(await client.get(key("idem", k)))),
-    async abandon(k) {
-      await guard(() => runScript(client, IDEM_ABANDON, [key("idem", k)], []));
+    async abandon(k, holder = "") {
+      await guard(() => runScript(client, IDEM_ABANDON, [key("idem", k)], [holder]));
     },
-    async extend(k, windowMs) {
+    async extend(k, windowMs, holder = "") {
       const ttl = durationMs("windowMs", windowMs);
-      return guard(async () => Number(await runScript(client, IDEM_EXTEND, [key("idem", k)], [ttl])) === 1);
+      return guard(async () => Number(await runScript(client, IDEM_EXTEND, [key("idem", k)], [ttl, holder])) === 1);
     },
   };
 }

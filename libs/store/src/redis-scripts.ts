@@ -6,19 +6,22 @@ import type { RedisClient } from "./redis-connect.js";
  * interleave inside an operation.
  */
 
-/** Returns "N" when this caller claimed the key, else the stored "P" (pending) or "D<result>". */
+/**
+ * Claims for ARGV[2] (its holder, "" for none): returns "N" when this caller claimed the key,
+ * else the stored "P<holder>" (pending) or "D<result>".
+ */
 export const IDEM_BEGIN = `
-if redis.call('SET', KEYS[1], 'P', 'PX', ARGV[1], 'NX') then return 'N' end
+if redis.call('SET', KEYS[1], 'P' .. ARGV[2], 'PX', ARGV[1], 'NX') then return 'N' end
 return redis.call('GET', KEYS[1])`;
 
-/** Deletes only a pending claim: a completed result must survive a late abandon(). */
+/** Deletes only ARGV[1]'s pending claim: a completed result, or another holder's claim, survives a late abandon(). */
 export const IDEM_ABANDON = `
-if redis.call('GET', KEYS[1]) == 'P' then return redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == 'P' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-/** Extends only a pending claim; returns 1 when it did. */
+/** Extends only ARGV[2]'s pending claim; returns 1 when it did. */
 export const IDEM_EXTEND = `
-if redis.call('GET', KEYS[1]) == 'P' then return redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+if redis.call('GET', KEYS[1]) == 'P' .. ARGV[2] then return redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return 0`;
 
 /** Fixed window: the first hit sets the expiry, later hits leave it alone. Returns {count, pttl}. */

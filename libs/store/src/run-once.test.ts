@@ -108,6 +108,27 @@ describe.each(STORES)("RunOnce (%s)", (_name, open) => {
     expect(repeat).toEqual({ value: 1, cached: true });
   });
 
+  it("keeps the claim of a request that took over from a stalled holder when that holder fails late", async () => {
+    // A's heartbeats stall (a paused process), so its claim lapses while its work still runs.
+    const stalled: FastStore = { ...store, idempotency: { ...store.idempotency, extend: () => new Promise<boolean>(() => undefined) } };
+    const a = new RunOnce<unknown>(stalled, { windowMs: 60_000, claimTtlMs: 150, pollMs: 10 });
+    const b = runOnce({ pollMs: 10 });
+    let wakeA!: () => void;
+    let finishB!: () => void;
+    const first = a.run("k8", "fp", far(), () => new Promise((_, reject) => (wakeA = () => reject(new Error("A failed late")))));
+    let bStarted = false;
+    const second = b.run("k8", "fp", far(), () => ((bStarted = true), new Promise((resolve) => (finishB = () => resolve("B")))));
+    while (!bStarted) await pause(10);
+    wakeA();
+    await expect(first).rejects.toThrow("A failed late");
+    // A's abandon came after B took the key: B's claim still holds it, so a repeat waits instead of running.
+    let thirdRan = false;
+    await expect(b.run("k8", "fp", Date.now() + 150, async () => ((thirdRan = true), "C"))).rejects.toMatchObject({ code: "TIMEOUT" });
+    expect(thirdRan).toBe(false);
+    finishB();
+    expect(await second).toEqual({ value: "B", cached: false });
+  });
+
   it("stops waiting for a slow first request at its own deadline", async () => {
     await store.idempotency.begin("idem:k6", 10_000);
     const runner = runOnce({ claimTtlMs: 10_000, pollMs: 10 });

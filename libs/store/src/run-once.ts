@@ -1,4 +1,4 @@
-import { hash } from "node:crypto";
+import { hash, randomUUID } from "node:crypto";
 import { GatewayError } from "@gw/contracts";
 import { type BackoffPolicy, retryDelay, sleep } from "@gw/runtime";
 import type { FastStore } from "./fast-store.js";
@@ -41,6 +41,12 @@ export function fingerprint(parts: unknown): string {
   return hash("sha256", JSON.stringify(parts), "base64url");
 }
 
+/** A claim this request won: its key and the holder it names. */
+interface Claim {
+  claimKey: string;
+  holder: string;
+}
+
 const JSON_CODEC = { encode: (value: unknown) => JSON.stringify(value), decode: (text: string) => JSON.parse(text) as unknown };
 
 /**
@@ -76,14 +82,16 @@ export class RunOnce<T> {
    */
   async run(key: string, print: string, deadline: number, work: (fresh: boolean) => Promise<T>): Promise<Once<T>> {
     const claimKey = `idem:${key}`;
+    // This request's claims name it, so a late heartbeat or abandon never touches another's.
+    const holder = randomUUID();
     // The fingerprint check and the first claim go out together (one round trip, not two); a
     // claim won by a request with another fingerprint is given back before it is refused.
     const [checked, claim] = await Promise.allSettled([
       this.checkFingerprint(key, print),
-      this.store.idempotency.begin(claimKey, this.opts.claimTtlMs),
+      this.store.idempotency.begin(claimKey, this.opts.claimTtlMs, holder),
     ]);
     if (checked.status === "rejected") {
-      if (claim.status === "fulfilled" && claim.value.status === "new") await this.store.idempotency.abandon(claimKey).catch(() => undefined);
+      if (claim.status === "fulfilled" && claim.value.status === "new") await this.store.idempotency.abandon(claimKey, holder).catch(() => undefined);
       throw checked.reason;
     }
     if (claim.status === "rejected") throw claim.reason;
@@ -103,21 +111,21 @@ export class RunOnce<T> {
       }
       if (state.status === "new") {
         // Unless this request has just written it, the fingerprint may be gone with a failed holder.
-        if (this.forget && (waited || !first)) await this.reclaimFingerprint(key, claimKey, print);
-        return { value: await this.claimed(key, claimKey, print, () => work(fresh)), cached: false };
+        if (this.forget && (waited || !first)) await this.reclaimFingerprint(key, { claimKey, holder }, print);
+        return { value: await this.claimed(key, { claimKey, holder }, print, () => work(fresh)), cached: false };
       }
       if (Date.now() + wait > deadline) {
         throw this.opts.stillRunning?.() ?? new GatewayError("TIMEOUT", "an earlier request with this key is still being handled");
       }
       await sleep(wait);
       waited = true;
-      state = await this.store.idempotency.begin(claimKey, this.opts.claimTtlMs);
+      state = await this.store.idempotency.begin(claimKey, this.opts.claimTtlMs, holder);
     }
   }
 
-  private async claimed(key: string, claimKey: string, print: string, work: () => Promise<T>): Promise<T> {
+  private async claimed(key: string, claim: Claim, print: string, work: () => Promise<T>): Promise<T> {
     const heartbeat = setInterval(() => {
-      void this.store.idempotency.extend(claimKey, this.opts.claimTtlMs).catch(() => undefined);
+      this.store.idempotency.extend(claim.claimKey, this.opts.claimTtlMs, claim.holder).catch(() => undefined);
     }, Math.max(10, this.opts.claimTtlMs / 3));
     let value: T;
     try {
@@ -125,12 +133,12 @@ export class RunOnce<T> {
     } catch (err) {
       // The fingerprint goes first: once the claim is dropped, someone else's may be written.
       if (this.forget) await this.forgetFingerprint(key, print).catch(() => undefined);
-      await this.store.idempotency.abandon(claimKey).catch(() => undefined);
+      await this.store.idempotency.abandon(claim.claimKey, claim.holder).catch(() => undefined);
       throw err;
     } finally {
       clearInterval(heartbeat);
     }
-    await this.store.idempotency.complete(claimKey, this.codec.encode(value), this.opts.windowMs);
+    await this.store.idempotency.complete(claim.claimKey, this.codec.encode(value), this.opts.windowMs);
     return value;
   }
 
@@ -153,7 +161,7 @@ export class RunOnce<T> {
    * that failed before may have deleted that fingerprint, so this request writes its own, unless
    * a different request wrote one first (then the claim goes back and this one is refused).
    */
-  private async reclaimFingerprint(key: string, claimKey: string, print: string): Promise<void> {
+  private async reclaimFingerprint(key: string, claim: Claim, print: string): Promise<void> {
     const fpKey = `idem:fp:${key}`;
     try {
       // Set-if-absent, else read: absent again between the two only if the record just lapsed.
@@ -164,7 +172,7 @@ export class RunOnce<T> {
         if (existing !== null) throw this.conflict();
       }
     } catch (err) {
-      await this.store.idempotency.abandon(claimKey).catch(() => undefined);
+      await this.store.idempotency.abandon(claim.claimKey, claim.holder).catch(() => undefined);
       throw err;
     }
   }
