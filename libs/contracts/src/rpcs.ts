@@ -3,6 +3,8 @@ import {
   AgentIdentityGetRequest,
   AgentsListRequest,
   AgentsListResponse,
+  ModelsStatusRequest,
+  ModelsStatusResponse,
 } from "./gen/gateway/v1/agents.pb.js";
 import {
   ChannelsPairingApproveRequest,
@@ -22,7 +24,7 @@ import {
   InboundRequest,
 } from "./gen/gateway/v1/delivery.pb.js";
 import { HookAccepted, HookAgentRequest, HookMappingRequest, HookWakeRequest } from "./gen/gateway/v1/hooks.pb.js";
-import { ToolsInvokeRequest, ToolsInvokeResponse } from "./gen/gateway/v1/runs.pb.js";
+import { ToolsInvokeRequest, ToolsInvokeResponse, ToolsStatusRequest, ToolsStatusResponse } from "./gen/gateway/v1/runs.pb.js";
 import {
   AgentSummarizeRequest,
   AgentSummarizeResponse,
@@ -61,11 +63,24 @@ export const RPC = {
     request: AgentIdentityGetRequest,
     response: AgentIdentity,
   },
+  modelsStatus: {
+    service: "runner",
+    method: "models.status",
+    request: ModelsStatusRequest,
+    response: ModelsStatusResponse,
+  },
   toolsInvoke: {
     service: "runner",
     method: "tools.invoke",
     request: ToolsInvokeRequest,
     response: ToolsInvokeResponse,
+  },
+  /** Built-in tools and MCP servers as the answering runner sees them (tools.status). */
+  toolsStatus: {
+    service: "runner",
+    method: "tools.status",
+    request: ToolsStatusRequest,
+    response: ToolsStatusResponse,
   },
   sessionsAppend: {
     service: "sessions",

@@ -16,6 +16,7 @@ import { executeRun } from "./run/run-executor.js";
 import { runMetrics } from "./run/run-metrics.js";
 import { SessionClient } from "./run/session-client.js";
 import { SessionLocks } from "./run/session-lock.js";
+import { serveModelsStatus } from "./providers/models-status-rpc.js";
 import { serveAgentSummarize } from "./summarize/agent-summarize-rpc.js";
 import { builtinTools } from "./tools/builtin-tools.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
@@ -89,6 +90,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     serveRpc(bus, subjects, RPC.agentIdentityGet, (req) => directory.identity(req.agentId)),
     serveToolsInvoke({ bus, subjects, tools, timeoutMs }),
     serveAgentSummarize({ bus, subjects, directory, providers, logger }),
+    serveModelsStatus({ bus, subjects, providers, models: config.models }),
     bus.subscribe(subjects.broadcast("run.abort"), (data) => {
       const { runId } = RunAbort.decode(data);
       active.get(runId)?.abort(new RunAborted());

@@ -2,6 +2,7 @@ import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentEvent, assistantText, collectRun, send } from "./fixtures/agent-runs.js";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { runToExit } from "./fixtures/processes.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 /**
@@ -96,6 +97,31 @@ describe.each(MODES)("model fallback chains (%s)", (mode) => {
     expect(assistantText(events)).toBe("You said: after the stop");
     // p1 answered the first run's 429 only: both later runs went straight to p2.
     expect(fakes.p1.requests.length).toBe(1);
+  });
+
+  it("shows each provider's and key's cooldown in models.status and the CLI (keys by id, never the key)", async () => {
+    const client = await WsClient.open(gw.wsUrl());
+    try {
+      await client.connect(TOKEN, "control");
+      const answer = await send(client, "models.status", {});
+      expect(answer.ok).toBe(true);
+      const providers = (answer.payload as { providers: Array<Record<string, unknown>> }).providers;
+      const byName = new Map(providers.map((p) => [p.name, p]));
+      expect([...byName.keys()].sort()).toEqual(["builtin", "keys", "p1", "p2", "p3", "p4", "p5"]);
+      // p1's only key answered a 429 with Retry-After 120: it cools, its provider does not.
+      expect(byName.get("p1")).toMatchObject({ kind: "openai", state: "ready", keys: [{ state: "cooling", rateLimits: 1 }] });
+      const p1Key = (byName.get("p1")!.keys as Array<{ id: string; coolingMs: number }>)[0]!;
+      expect(p1Key.coolingMs).toBeGreaterThan(60_000);
+      expect(byName.get("p2")).toMatchObject({ state: "ready", failures: 1, keys: [{ state: "ready" }] });
+      expect(byName.get("keys")!.keys).toHaveLength(2);
+      expect(JSON.stringify(providers)).not.toContain("sk-");
+      const cli = await runToExit("services/gateway/src/cli.ts", ["models", "status", "--url", gw.wsUrl()], { GATEWAY_TOKEN: TOKEN });
+      expect(cli.code, cli.output).toBe(0);
+      expect(cli.output).toMatch(new RegExp(`${p1Key.id}\\s+cooling`));
+      expect(cli.output).not.toContain("sk-");
+    } finally {
+      client.close();
+    }
   });
 
   it("spreads calls over a provider's two keys, and a 429 on one moves the call to the other", async () => {

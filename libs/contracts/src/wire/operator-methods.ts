@@ -17,3 +17,6 @@ export type RunsListParams = z.output<typeof RunsListParamsSchema>;
 
 /** `gateway.status`: the edges seen, the services answering, the channels and the runs in flight. */
 export const GatewayStatusParamsSchema = z.object({});
+
+/** `models.status`: every model provider and API key with its cooldown (what runners route by). */
+export const ModelsStatusParamsSchema = z.object({});

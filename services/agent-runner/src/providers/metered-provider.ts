@@ -10,7 +10,7 @@ export interface ModelMetrics {
 export function modelMetrics(metrics: Metrics): ModelMetrics {
   const duration = metrics.histogram({
     name: "gw_model_call_duration_seconds",
-    help: "Time of one model call (its retries included), first byte to last chunk, by provider and outcome.",
+    help: "Time of one call to one provider and key (each attempt of a fallback chain on its own), by provider and outcome.",
     labelNames: ["provider", "outcome"] as const,
     buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
   });

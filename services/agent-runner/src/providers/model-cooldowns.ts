@@ -8,6 +8,12 @@ import {
   rateLimitCooldownMs,
 } from "./route-plan.js";
 
+export interface ProviderCoolStatus {
+  coolingMs: number;
+  failures: number;
+  keys: Array<{ id: string; coolingMs: number; rateLimits: number }>;
+}
+
 /**
  * Cooldowns in the FastStore, so every runner sees a cooling provider or key at once (Redis in
  * distributed mode, memory in embedded mode). A cooldown is a value holding the time it ends,
@@ -40,6 +46,20 @@ export class ModelCooldowns {
       }),
     );
     return out;
+  }
+
+  /** One provider's state for models.status: cooldowns left, its failure count and each key's 429 streak. */
+  async status(provider: string, keyIds: readonly string[]): Promise<ProviderCoolStatus> {
+    const [cool, failures, ...streaks] = await Promise.all([
+      this.read(new Map([[provider, keyIds]])),
+      this.store.counters.peek(`model:{${provider}}:fail`),
+      ...keyIds.map((id) => this.store.counters.peek(`model:{${provider}}:429:${id}`)),
+    ]);
+    return {
+      coolingMs: cool.providers.get(provider) ?? 0,
+      failures: failures.count,
+      keys: keyIds.map((id, i) => ({ id, coolingMs: cool.keys.get(keyName(provider, id)) ?? 0, rateLimits: streaks[i]?.count ?? 0 })),
+    };
   }
 
   /** A 429 on `keyId`: cools that key for its Retry-After, else exponentially by its streak. Returns the ms. */

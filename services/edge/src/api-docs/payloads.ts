@@ -247,3 +247,24 @@ export const GatewayStatusResult = z.object({
     .describe("null when delivery did not answer"),
   runs: z.object({ inFlight: z.number(), atLeast: z.boolean(), queued: z.number(), running: z.number() }),
 });
+
+const cooling = z.enum(["ready", "cooling"]);
+export const ModelsStatusResult = z.object({
+  providers: z.array(
+    z.object({
+      name: z.string().describe('a key of models.providers, or "builtin"'),
+      kind: z.enum(["openai", "anthropic", "builtin"]),
+      state: cooling.describe("cooling: runs skip it while another model of their chain is ready"),
+      coolingMs: z.number().describe("ms left of the provider's cooldown (after repeated 5xx or timeouts)"),
+      failures: z.number().describe("5xx and timeouts in the current one-minute window (3 cool the provider)"),
+      keys: z.array(
+        z.object({
+          id: z.string().describe('first 8 hex digits of the key\'s SHA-256 ("-": no key), never the key'),
+          state: cooling,
+          coolingMs: z.number().describe("ms left of the key's cooldown (after a 429)"),
+          rateLimits: z.number().describe("429s in a row, remembered 10 minutes"),
+        }),
+      ),
+    }),
+  ),
+});

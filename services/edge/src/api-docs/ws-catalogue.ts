@@ -13,6 +13,7 @@ import {
   DeviceIdParamsSchema,
   EmptyParamsSchema,
   GatewayStatusParamsSchema,
+  ModelsStatusParamsSchema,
   NodePairRequestParamsSchema,
   PairRequestIdParamsSchema,
   PollParamsSchema,
@@ -209,6 +210,12 @@ const ENTRIES: readonly Entry[] = [
     summary: "The edges seen in the last 20 s, whether the runner, sessions and delivery answer, the channels' reachability and the runs in flight.",
     params: GatewayStatusParamsSchema,
     result: P.GatewayStatusResult,
+  },
+  {
+    name: "models.status",
+    summary: "Every model provider and API key (by id, never the key) with its cooldown as every runner sees it: ready, or cooling and for how long.",
+    params: ModelsStatusParamsSchema,
+    result: P.ModelsStatusResult,
   },
 ];
 

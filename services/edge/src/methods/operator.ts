@@ -1,4 +1,5 @@
-import { GATEWAY_VERSION, GatewayStatusParamsSchema, type RunRecord, RunsListParamsSchema } from "@gw/contracts";
+import { callRpc } from "@gw/bus";
+import { GATEWAY_VERSION, GatewayStatusParamsSchema, ModelsStatusParamsSchema, RPC, type RunRecord, RunsListParamsSchema } from "@gw/contracts";
 import type { RunRegistry } from "@gw/runs";
 import type { BusDeps } from "../bus-deps.js";
 import type { EdgePresence } from "../status/edge-presence.js";
@@ -28,10 +29,12 @@ function runView(record: RunRecord) {
   };
 }
 
+const state = (coolingMs: number) => (coolingMs > 0 ? "cooling" : "ready");
+
 /**
  * What an operator's tools need to see the whole deployment at once (control connections only,
  * auth/permissions.ts): the runs in flight on every edge and runner, and a status of edges,
- * services, channels and runs.
+ * services, channels and runs, and the model providers' and keys' cooldowns.
  */
 export function operatorMethods(deps: OperatorMethodDeps) {
   return [
@@ -64,6 +67,24 @@ export function operatorMethods(deps: OperatorMethodDeps) {
             queued: runs.filter((r) => r.state === "queued").length,
             running: runs.filter((r) => r.state === "running").length,
           },
+        };
+      },
+    }),
+    defineMethod({
+      name: "models.status",
+      params: ModelsStatusParamsSchema,
+      handler: async () => {
+        // Any runner answers: the cooldowns are in the FastStore every runner shares.
+        const res = await callRpc(deps.bus, deps.subjects, RPC.modelsStatus, {}, { timeoutMs: deps.requestTimeoutMs });
+        return {
+          providers: res.providers.map((p) => ({
+            name: p.name,
+            kind: p.kind,
+            state: state(p.coolingMs),
+            coolingMs: p.coolingMs,
+            failures: p.failures,
+            keys: p.keys.map((k) => ({ id: k.id, state: state(k.coolingMs), coolingMs: k.coolingMs, rateLimits: k.rateLimits })),
+          })),
         };
       },
     }),

@@ -5,6 +5,7 @@ import { registerChannelCommands } from "./commands/channels.js";
 import { registerConfigCommands } from "./commands/config.js";
 import { registerDeviceCommands } from "./commands/devices.js";
 import { registerHealthCommands } from "./commands/health.js";
+import { registerModelCommands } from "./commands/models.js";
 import { registerRunCommands } from "./commands/runs.js";
 import { registerSendCommands } from "./commands/send.js";
 import { registerSessionCommands } from "./commands/sessions.js";
@@ -36,6 +37,7 @@ export function buildProgram(io: CliIo): Command {
   registerHealthCommands(program, io);
   registerAgentCommands(program, io);
   registerRunCommands(program, io);
+  registerModelCommands(program, io);
   registerSessionCommands(program, io);
   registerSendCommands(program, io);
   registerChannelCommands(program, io);

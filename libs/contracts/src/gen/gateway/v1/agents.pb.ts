@@ -38,6 +38,37 @@ export interface AgentIdentity {
   description: string;
 }
 
+/**
+ * models.status: every configured provider and API key with its cooldown, as the FastStore holds
+ * it (the view every runner routes by). Keys are named by an id (the first 8 hex digits of the
+ * key's SHA-256, "-" for a provider without a key), never by the key.
+ */
+export interface ModelsStatusRequest {
+}
+
+export interface ModelKeyStatus {
+  id: string;
+  /** Milliseconds left of this key's cooldown (after a 429); 0 when ready. */
+  coolingMs: number;
+  /** 429s in a row, remembered 10 minutes. */
+  rateLimits: number;
+}
+
+export interface ModelProviderStatus {
+  name: string;
+  /** "openai", "anthropic" or "builtin". */
+  kind: string;
+  /** Milliseconds left of the whole provider's cooldown (after repeated 5xx or timeouts); 0 when ready. */
+  coolingMs: number;
+  /** 5xx and timeouts within the current one-minute window. */
+  failures: number;
+  keys: ModelKeyStatus[];
+}
+
+export interface ModelsStatusResponse {
+  providers: ModelProviderStatus[];
+}
+
 function createBaseAgentsListRequest(): AgentsListRequest {
   return {};
 }
@@ -319,6 +350,245 @@ export const AgentIdentity: MessageFns<AgentIdentity> = {
             }
 
             message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseModelsStatusRequest(): ModelsStatusRequest {
+  return {};
+}
+
+export const ModelsStatusRequest: MessageFns<ModelsStatusRequest> = {
+  encode(_: ModelsStatusRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ModelsStatusRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseModelsStatusRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseModelKeyStatus(): ModelKeyStatus {
+  return { id: "", coolingMs: 0, rateLimits: 0 };
+}
+
+export const ModelKeyStatus: MessageFns<ModelKeyStatus> = {
+  encode(message: ModelKeyStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.coolingMs !== 0) {
+      writer.uint32(16).uint32(message.coolingMs);
+    }
+    if (message.rateLimits !== 0) {
+      writer.uint32(24).uint32(message.rateLimits);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ModelKeyStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseModelKeyStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.coolingMs = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.rateLimits = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseModelProviderStatus(): ModelProviderStatus {
+  return { name: "", kind: "", coolingMs: 0, failures: 0, keys: [] };
+}
+
+export const ModelProviderStatus: MessageFns<ModelProviderStatus> = {
+  encode(message: ModelProviderStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.coolingMs !== 0) {
+      writer.uint32(24).uint32(message.coolingMs);
+    }
+    if (message.failures !== 0) {
+      writer.uint32(32).uint32(message.failures);
+    }
+    for (const v of message.keys) {
+      ModelKeyStatus.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ModelProviderStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseModelProviderStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.coolingMs = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.failures = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.keys.push(ModelKeyStatus.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseModelsStatusResponse(): ModelsStatusResponse {
+  return { providers: [] };
+}
+
+export const ModelsStatusResponse: MessageFns<ModelsStatusResponse> = {
+  encode(message: ModelsStatusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.providers) {
+      ModelProviderStatus.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ModelsStatusResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseModelsStatusResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providers.push(ModelProviderStatus.decode(reader, reader.uint32()));
             continue;
           }
         }
