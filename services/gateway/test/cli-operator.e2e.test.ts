@@ -197,4 +197,16 @@ describe.each(MODES)("gateway CLI against a gateway (%s)", { timeout: 180_000 },
     expect(wrongJson.code).toBe(4);
     expect(JSON.parse(wrongJson.stdout)).toMatchObject({ ok: false, exitCode: 4, error: { code: "UNAUTHORIZED" } });
   });
+
+  // Last: it blocks this machine's address on this gateway for a minute.
+  it("exits 4 when the gateway blocks the address after too many failed attempts", async () => {
+    const guesser = await WsClient.open(op.gw.wsUrl());
+    for (let i = 0; i < 25 && guesser.closed === undefined; i++) {
+      if ((await guesser.connect(`guess-${i}`)).error?.code === "RATE_LIMITED") break;
+    }
+    guesser.close();
+    const blocked = await runCli(["status"], env);
+    expect(blocked.code).toBe(4);
+    expect(blocked.stderr).toContain("error: RATE_LIMITED");
+  });
 });

@@ -80,14 +80,33 @@ function readConfigTarget(path: string, env: Record<string, string | undefined>)
 
 const AUTH_CODES = new Set(["UNAUTHORIZED", "FORBIDDEN", "RATE_LIMITED"]);
 
+/**
+ * Why the socket did not open: an edge that refuses the upgrade for the client's address (too
+ * many failed attempts: 429, or a forbidden origin) is an authentication failure, anything else
+ * (nothing listening, a timeout, another status) is unreachable.
+ */
+function openFailure(target: Target, err: Error): CliError {
+  const status = /Unexpected server response: (\d{3})/.exec(err.message)?.[1];
+  if (status === "429") return new CliError(EXIT.auth, "RATE_LIMITED", `the gateway at ${target.url} refuses this address after too many failed attempts; wait a minute`);
+  if (status === "401" || status === "403") return new CliError(EXIT.auth, status === "401" ? "UNAUTHORIZED" : "FORBIDDEN", `the gateway at ${target.url} refused the connection (HTTP ${status})`);
+  return new CliError(EXIT.unreachable, "UNREACHABLE", `cannot reach the gateway at ${target.url} (from ${target.source}): ${err.message}`);
+}
+
 /** Opens a socket and connects as `control`; exit 3 when nothing answers there, 4 when refused. */
 export async function connectControl(target: Target): Promise<GatewayClient> {
   let client: GatewayClient;
+  let refusal: Error | undefined;
   try {
-    // ws's EventTarget events carry the fields SocketLike reads (text frames as strings).
-    client = await GatewayClient.open(target.url, (url) => new WebSocket(url, { handshakeTimeout: OPEN_TIMEOUT_MS }) as unknown as SocketLike);
+    client = await GatewayClient.open(target.url, (url) => {
+      const socket = new WebSocket(url, { handshakeTimeout: OPEN_TIMEOUT_MS });
+      // The reason a socket did not open ("Unexpected server response: 429"): SocketLike's
+      // error event does not carry it.
+      socket.on("error", (err) => (refusal = err));
+      // ws's EventTarget events carry the fields SocketLike reads (text frames as strings).
+      return socket as unknown as SocketLike;
+    });
   } catch (err) {
-    throw new CliError(EXIT.unreachable, "UNREACHABLE", `cannot reach the gateway at ${target.url} (from ${target.source}): ${(err as Error).message}`);
+    throw openFailure(target, refusal ?? (err as Error));
   }
   try {
     await client.request("connect", {

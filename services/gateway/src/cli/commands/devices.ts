@@ -109,8 +109,8 @@ export function registerDeviceCommands(program: Command, io: CliIo): void {
   );
   const one = (name: string, description: string, run: (ctx: CommandContext, id: string) => Promise<void>, arg: string, example: string) =>
     examples(devices.command(name).description(description).argument(arg).action(action(io, run)), example);
-  one("approve", "approve a pending request: the device gets its token", approve, "<requestId>", "gateway devices approve pr_…");
-  one("reject", "reject a pending request", reject, "<requestId>", "gateway devices reject pr_…");
+  one("approve", "approve a pending request: the device gets its token", approve, "<requestId>", "gateway devices approve <requestId>");
+  one("reject", "reject a pending request", reject, "<requestId>", "gateway devices reject <requestId>");
   one("rotate", "issue a device a new token (printed); the old one is refused at once", rotate, "<deviceId>", "gateway devices rotate kitchen-speaker");
   one("revoke", "forget a device; its token is refused at once", revoke, "<deviceId>", "gateway devices revoke kitchen-speaker");
 }
