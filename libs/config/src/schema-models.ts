@@ -11,6 +11,11 @@ const ProviderSchema = z.strictObject({
   /** Several keys of one account or project, used in turn; a key that got a 429 cools down alone. */
   apiKeys: z.array(z.string().min(1)).min(1, "must list at least one key").optional(),
   timeoutMs: z.int().positive().optional(),
+  /**
+   * Share of the calls when providers serving one model name stand next to each other in a
+   * fallback chain, each with a weight: a call tries them in a random order drawn by weight.
+   */
+  weight: z.number().positive().max(1_000).optional(),
 })
   .refine((p) => p.apiKey === undefined || p.apiKeys === undefined, {
     message: "set apiKey or apiKeys, not both",

@@ -25,6 +25,8 @@ const models = () => ({
     one: { kind: "openai" as const, baseUrl: fakes[0]!.baseUrl, apiKey: "sk-one", timeoutMs: 300 },
     two: { kind: "openai" as const, baseUrl: fakes[1]!.baseUrl, apiKey: "sk-two", timeoutMs: 300 },
     three: { kind: "anthropic" as const, baseUrl: fakes[2]!.baseUrl, apiKeys: ["ak-a", "ak-b"], timeoutMs: 300 },
+    east: { kind: "openai" as const, baseUrl: fakes[0]!.baseUrl, apiKey: "sk-east", weight: 3 },
+    west: { kind: "openai" as const, baseUrl: fakes[1]!.baseUrl, apiKey: "sk-west", weight: 1 },
   },
 });
 /** A runner's registry: every one made here shares `store`, as runners share Redis. */
@@ -120,5 +122,24 @@ describe("key rotation", () => {
     // ak-a cools for 30 s: every call now takes ak-b.
     for (let i = 0; i < 2; i++) await drain(registry.resolve("three/m3").provider.stream(request(`after ${i}`), new AbortController().signal));
     expect(fakes[2]!.requests.slice(-2).map((r) => r.headers["x-api-key"])).toEqual(["ak-b", "ak-b"]);
+  });
+});
+
+describe("weighted deployments", () => {
+  it("spread the calls of one model over the providers serving it, each still the other's fallback", async () => {
+    const registry = runner();
+    const seen = () => [...fakes[0]!.requests, ...fakes[1]!.requests].map((r) => r.headers.authorization).filter((a) => a === "Bearer sk-east" || a === "Bearer sk-west");
+    const before = seen().length;
+    for (let i = 0; i < 40; i++) await drain(registry.resolve("east/gpt,west/gpt").provider.stream(request(`w${i}`), new AbortController().signal));
+    const calls = seen().slice(before);
+    expect(calls).toHaveLength(40);
+    expect(new Set(calls)).toEqual(new Set(["Bearer sk-east", "Bearer sk-west"]));
+    // Both fail: whichever was drawn first, the other was tried after it.
+    fakes[0]!.script({ kind: "status", status: 503 });
+    fakes[1]!.script({ kind: "status", status: 503 });
+    const { provider, route } = registry.resolve("east/gpt,west/gpt");
+    expect((await drain(provider.stream(request("both fail"), new AbortController().signal))).error?.message).toContain("503");
+    expect(route.fallbacks).toHaveLength(1);
+    expect([fakes[0]!, fakes[1]!].map((f) => JSON.stringify(f.requests.at(-1)?.body).includes("both fail"))).toEqual([true, true]);
   });
 });

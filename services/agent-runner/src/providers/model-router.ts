@@ -11,6 +11,7 @@ import {
   type KeySlot,
   NO_COOLDOWNS,
   planAttempts,
+  weightedOrder,
 } from "./route-plan.js";
 
 /** A model call that failed and was passed on to the next candidate. */
@@ -39,6 +40,8 @@ export interface RouteMetrics {
 export interface RouterDeps {
   deployment(provider: string, keyId: string): ModelProvider;
   keysOf(provider: string): readonly KeySlot[];
+  /** `models.providers.<id>.weight`, when set (pools of deployments of one model). */
+  weightOf(provider: string): number | undefined;
   /** The next round-robin position for `provider` (advances on every call). */
   turn(provider: string): number;
   cooldowns: ModelCooldowns;
@@ -63,7 +66,8 @@ export class ModelRouter implements ModelProvider {
   ) {}
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-    const all = candidates(this.chain, (p) => this.deps.keysOf(p), (p) => this.deps.turn(p));
+    const order = weightedOrder(this.chain, (p) => this.deps.weightOf(p));
+    const all = candidates(order, (p) => this.deps.keysOf(p), (p) => this.deps.turn(p));
     let left = planAttempts(all, await this.coolState(all));
     let last: unknown;
     while (left.length > 0) {

@@ -64,13 +64,13 @@ export class ProviderRegistry {
   private readonly scrub: (text: string) => string;
 
   constructor(
-    models: GatewayConfig["models"],
+    private readonly models: GatewayConfig["models"],
     private readonly opts: ProviderRegistryOptions = {},
   ) {
     this.cooldowns = new ModelCooldowns(opts.fastStore ?? createMemoryFastStore());
     this.scrub = createSecretScrubber(opts.secrets ?? []);
     this.add(BUILTIN_PROVIDER, [undefined], () => new BuiltinProvider());
-    for (const [name, p] of Object.entries(models.providers)) {
+    for (const [name, p] of Object.entries(this.models.providers)) {
       const timeoutMs = p.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       this.add(name, providerKeys(p), (apiKey) => {
         const config = { name, baseUrl: p.baseUrl, apiKey, timeoutMs, secrets: opts.secrets };
@@ -107,6 +107,7 @@ export class ProviderRegistry {
     const router = new ModelRouter(chain, {
       deployment: (provider, id) => this.deployments.get(`${provider} ${id}`)!,
       keysOf: (provider) => this.keys.get(provider) ?? [],
+      weightOf: (provider) => this.models.providers[provider]?.weight,
       turn: (provider) => {
         const turn = this.turns.get(provider) ?? 0;
         this.turns.set(provider, (turn + 1) % Number.MAX_SAFE_INTEGER);

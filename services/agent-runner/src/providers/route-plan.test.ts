@@ -10,6 +10,7 @@ import {
   planAttempts,
   providerCooldownMs,
   rateLimitCooldownMs,
+  weightedOrder,
 } from "./route-plan.js";
 
 const entry = (ref: string) => ({ ref, provider: ref.split("/")[0]!, model: ref.split("/")[1]! });
@@ -60,5 +61,29 @@ describe("the route plan", () => {
 
   it("cools a provider from its third failure in the window, longer with each further one", () => {
     expect([1, 2, 3, 4, 9].map(providerCooldownMs)).toEqual([0, 0, 5_000, 10_000, 60_000]);
+  });
+
+  it("draws the order of neighbouring weighted deployments of one model by weight, and keeps every other entry in place", () => {
+    const pool = [entry("east/gpt"), entry("west/gpt"), entry("anth/claude")];
+    const weights: Record<string, number> = { east: 3, west: 1, anth: 1 };
+    const refs = (draws: number[]) => weightedOrder(pool, (p) => weights[p], () => draws.shift()!).map((e) => e.ref);
+    // u^(1/w): east 0.5^(1/3) = 0.79 beats west 0.5; west 0.9 beats east 0.79.
+    expect(refs([0.5, 0.5, 0.5])).toEqual(["east/gpt", "west/gpt", "anth/claude"]);
+    expect(refs([0.5, 0.9, 0.5])).toEqual(["west/gpt", "east/gpt", "anth/claude"]);
+    // No weight, or another model name: chain order.
+    expect(weightedOrder(pool, () => undefined, () => 0.9).map((e) => e.ref)).toEqual(["east/gpt", "west/gpt", "anth/claude"]);
+    const mixed = [entry("east/gpt"), entry("anth/claude"), entry("west/gpt")];
+    expect(weightedOrder(mixed, (p) => weights[p], () => 0.1).map((e) => e.ref)).toEqual(["east/gpt", "anth/claude", "west/gpt"]);
+  });
+
+  it("sends about weight-proportional shares of first tries to each deployment", () => {
+    const pool = [entry("east/gpt"), entry("west/gpt")];
+    const weights: Record<string, number> = { east: 3, west: 1 };
+    let seed = 1;
+    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const firsts = Array.from({ length: 4000 }, () => weightedOrder(pool, (p) => weights[p], random)[0]!.provider);
+    const east = firsts.filter((p) => p === "east").length / firsts.length;
+    expect(east).toBeGreaterThan(0.7);
+    expect(east).toBeLessThan(0.8);
   });
 });

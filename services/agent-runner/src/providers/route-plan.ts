@@ -55,6 +55,26 @@ function coolingFor(cool: CoolState, c: Candidate): number {
 }
 
 /**
+ * The chain with each pool shuffled by weight: a pool is a run of neighbouring entries that
+ * serve one model name from providers that all have a weight (deployments of one model). Each
+ * pool's order is drawn anew per call, an entry first with a probability proportional to its
+ * weight (the Efraimidis-Spirakis draw: sort by u^(1/w), u uniform in [0,1)).
+ */
+export function weightedOrder(chain: readonly ChainEntry[], weightOf: (provider: string) => number | undefined, random: () => number = Math.random): ChainEntry[] {
+  const out: ChainEntry[] = [];
+  for (let i = 0; i < chain.length; ) {
+    let end = i + 1;
+    const pooled = (e: ChainEntry) => e.model === chain[i]!.model && weightOf(e.provider) !== undefined;
+    if (pooled(chain[i]!)) while (end < chain.length && pooled(chain[end]!)) end++;
+    const pool = chain.slice(i, end).map((entry) => ({ entry, key: random() ** (1 / weightOf(entry.provider)!) }));
+    if (pool.length > 1) pool.sort((a, b) => b.key - a.key);
+    out.push(...pool.map((p) => p.entry));
+    i = end;
+  }
+  return out;
+}
+
+/**
  * Every candidate in order: the chain's entries in turn, each provider's keys starting at its
  * turn (`turnOf`, a round-robin counter), so calls spread over the keys.
  */
