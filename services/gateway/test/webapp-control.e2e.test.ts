@@ -1,20 +1,15 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { type FakeModelServer, type FakeTelegram, startFakeModelServer, startFakeTelegram, telegramUpdate, telegramWebhookRequest } from "@gw/testing";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lowContrastTexts, unlabelledControls } from "./fixtures/a11y.js";
 import { launchBrowser, type TestBrowser } from "./fixtures/browser.js";
 import { cliJson, spawnCli } from "./fixtures/cli.js";
 import { askToPair, controlEvent, pairResult } from "./fixtures/devices.js";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
 import { delivered, postWebhook, TG_BOTS, TG_SECRET } from "./fixtures/inbound.js";
-import { ROOT, type ServiceProcess, spawnService, waitHealthy } from "./fixtures/processes.js";
+import { type ServiceProcess, spawnService, waitHealthy } from "./fixtures/processes.js";
+import { openApp, say, snap, texts } from "./fixtures/webapp.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
-/** Screenshots of every view at a phone's and a desktop's width: test artifacts, not committed. */
-const ARTIFACTS = join(ROOT, "services/gateway/test/artifacts/webapp");
-const WIDTHS = [390, 1280] as const;
 const USER_HEADER = "x-forwarded-user";
 const PAIR_BOT = TG_BOTS[1]!;
 
@@ -22,70 +17,12 @@ const PAIR_BOT = TG_BOTS[1]!;
 declare const document: {
   querySelector(selector: string): { textContent: string | null } | null;
   querySelectorAll(selector: string): { length: number };
-  documentElement: { scrollWidth: number };
-  addEventListener(type: "securitypolicyviolation", listener: (event: { violatedDirective: string }) => void): void;
 };
 declare const window: Record<string, unknown>;
-
-interface OpenPage {
-  page: Page;
-  problems: string[];
-  close(): Promise<void>;
-}
-
-/** A fresh profile on the app; script errors, console errors, CSP violations and dialogs are problems. */
-async function openApp(browser: TestBrowser, url: string, opts: { token?: boolean; user?: string } = {}): Promise<OpenPage> {
-  const context = await browser.context(opts.user === undefined ? {} : { extraHTTPHeaders: { [USER_HEADER]: opts.user } });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console: ${message.text()}`);
-  });
-  page.on("dialog", (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss().catch(() => undefined);
-  });
-  await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (event) => console.error(`CSP violation: ${event.violatedDirective}`));
-  });
-  await page.goto(`${url}/chat${opts.token === false ? "" : `#token=${TOKEN}`}`);
-  await page.waitForSelector("#chat");
-  return { page, problems, close: () => context.close() };
-}
 
 async function openTab(page: Page, tab: string): Promise<void> {
   await page.click(`#tab-${tab}`);
   await page.waitForSelector(`#view-${tab}:not([hidden])`);
-}
-
-/**
- * One screenshot per width; at either width nothing sticks out sideways, every control has a
- * name and every text is readable (WCAG AA contrast).
- */
-async function snap(page: Page, name: string): Promise<void> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
-    await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width} px`).toBeLessThanOrEqual(width);
-    expect(await unlabelledControls(page), `${name} at ${width} px`).toEqual([]);
-    expect(await lowContrastTexts(page), `${name} at ${width} px`).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: "dark" });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-${WIDTHS[1]}-dark.png`), fullPage: true });
-  expect(await lowContrastTexts(page), `${name}, dark`).toEqual([]);
-  await page.emulateMedia({ colorScheme: "light" });
-}
-
-const texts = (page: Page, selector: string) => page.$$eval(selector, (nodes) => nodes.map((node) => node.textContent ?? ""));
-
-/** Sends a chat message and waits for the answer to finish. */
-async function say(page: Page, text: string): Promise<void> {
-  const before = await page.$$eval(".message.assistant:not(.pending)", (nodes) => nodes.length);
-  await page.fill("#input", text);
-  await page.keyboard.press("Enter");
-  await page.waitForFunction((n) => document.querySelectorAll("#messages .message.assistant:not(.pending)").length > n, before, { timeout: 15_000 });
 }
 
 describe.each(MODES)("web app control view (%s)", (mode) => {
@@ -126,7 +63,7 @@ describe.each(MODES)("web app control view (%s)", (mode) => {
   });
 
   it("shows the control view to a control user only; a webchat-only user gets the chat", async () => {
-    const alice = await openApp(browser, gw.httpUrl(), { token: false, user: "alice" });
+    const alice = await openApp(browser, gw.httpUrl(), { token: false, headers: { [USER_HEADER]: "alice" } });
     await alice.page.waitForSelector("#chat:not([hidden])");
     await say(alice.page, "only chatting");
     expect(await alice.page.isHidden("#tabs")).toBe(true);

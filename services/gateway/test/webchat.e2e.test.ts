@@ -5,6 +5,7 @@ import { launchBrowser, type TestBrowser } from "./fixtures/browser.js";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
 import { httpRequest } from "./fixtures/http.js";
 import { type ServiceProcess, spawnService, waitHealthy } from "./fixtures/processes.js";
+import { say, watchPage } from "./fixtures/webapp.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 const USER_HEADER = "x-forwarded-user";
@@ -13,33 +14,12 @@ const USER_HEADER = "x-forwarded-user";
 declare const document: {
   querySelector(selector: string): { textContent: string | null } | null;
   querySelectorAll(selector: string): { length: number };
-  addEventListener(type: "securitypolicyviolation", listener: (event: { violatedDirective: string }) => void): void;
 };
-
-/** Everything that went wrong inside the page: script errors, console errors, CSP violations. */
-async function watchPage(page: Page): Promise<string[]> {
-  const problems: string[] = [];
-  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console: ${message.text()}`);
-  });
-  await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (event) => console.error(`CSP violation: ${event.violatedDirective}`));
-  });
-  return problems;
-}
 
 /** The finished assistant messages' texts, oldest first. */
 const answers = (page: Page) =>
   page.$$eval(".message.assistant:not(.pending) .body", (nodes) => nodes.map((node) => node.textContent ?? ""));
 const userMessages = (page: Page) => page.$$eval(".message.user .body", (nodes) => nodes.map((node) => node.textContent ?? ""));
-
-async function say(page: Page, text: string): Promise<void> {
-  const before = (await answers(page)).length;
-  await page.fill("#input", text);
-  await page.keyboard.press("Enter");
-  await page.waitForFunction((n) => document.querySelectorAll(".message.assistant:not(.pending)").length > n, before, { timeout: 15_000 });
-}
 
 /** A fresh browser profile on the chat page, handed the token in the URL, once it is connected. */
 async function openChat(browser: TestBrowser, url: string) {
