@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliJson, runCli, spawnCli } from "./fixtures/cli.js";
+import { cliJson, runCli, runCliOnTerminal, spawnCli } from "./fixtures/cli.js";
 import { askToPair, pairResult } from "./fixtures/devices.js";
 import { delivered } from "./fixtures/inbound.js";
 import { MODES, TOKEN } from "./fixtures/gateway.js";
@@ -109,6 +109,23 @@ describe.each(MODES)("gateway CLI against a gateway (%s)", { timeout: 180_000 },
     expect(gone.code).toBe(1);
     expect(JSON.parse(gone.stdout)).toMatchObject({ ok: false, exitCode: 1, error: { code: "NOT_FOUND" } });
     expect(gone.stderr).toMatch(/^error: NOT_FOUND: /);
+  });
+
+  it("on a terminal: delete asks first (no changes nothing, yes deletes), and colour is on unless NO_COLOR", async () => {
+    const key = `cli:terminal-${mode}`;
+    await cliJson(["agent", "--session", key, "-m", "keep me"], env);
+    const declined = await runCliOnTerminal(["sessions", "delete", key], env, "n\n");
+    expect(declined.code).toBe(1);
+    expect(declined.stdout).toContain(`Delete session ${key}? This cannot be undone. [y/N]`);
+    expect(declined.stdout).toContain("cancelled; nothing changed");
+    expect(await cliJson(["sessions", "preview", key], env)).toMatchObject({ key });
+    const confirmed = await runCliOnTerminal(["sessions", "delete", key], env, "y\n");
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.stdout).toContain(`deleted ${key}`);
+    expect((await runCli(["sessions", "preview", key], env)).code).toBe(1);
+
+    expect((await runCliOnTerminal(["status"], env, "")).stdout).toContain("\u001b[32myes\u001b[39m");
+    expect((await runCliOnTerminal(["status"], { ...env, NO_COLOR: "1" }, "")).stdout).not.toContain("\u001b[");
   });
 
   it("send and poll reach the platform; a generated idempotency key is printed and a repeat with it sends nothing", async () => {
