@@ -12,6 +12,7 @@ import { deliverySuite } from "./suites/delivery.js";
 import { fanOutSuite } from "./suites/fan-out.js";
 import { idleConnectionsSuite } from "./suites/idle-connections.js";
 import { inboundSuite } from "./suites/inbound.js";
+import { modelFallbackSuite } from "./suites/model-fallback.js";
 import { sessionsScaleSuite } from "./suites/sessions-scale.js";
 import { soakSuite } from "./suites/soak.js";
 import { tracingSuite } from "./suites/tracing.js";
@@ -22,6 +23,7 @@ const SUITES: Suite[] = [
   wsRpcSuite,
   tracingSuite,
   chatCompletionsSuite,
+  modelFallbackSuite,
   deliverySuite,
   inboundSuite,
   fanOutSuite,

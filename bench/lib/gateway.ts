@@ -24,6 +24,9 @@ export function startBenchGateway(
     extraConfig?: Record<string, unknown>;
     /** Edge processes in distributed mode (default 1). */
     edges?: number;
+    /** More agents and model providers beside the fake upstream's (with `upstreamUrl`). */
+    agents?: Array<Record<string, unknown>>;
+    providers?: Record<string, unknown>;
   } = {},
 ): Promise<GatewayUnderTest> {
   const options: GatewayOptions = {
@@ -41,8 +44,9 @@ export function startBenchGateway(
       { id: "slow", name: "Slow", model: "fake/slow-50-20", description: "one-second streaming run" },
       { id: "burst", name: "Burst", model: "fake/slow-200-0", description: "200 chunks at once" },
       { id: "stamp", name: "Stamp", model: "fake/stamp-50-10", description: "chunks stamped with their send time" },
+      ...(opts.agents ?? []),
     ];
-    options.models = { providers: { fake: { kind: "openai", baseUrl: `${opts.upstreamUrl}/v1` } } };
+    options.models = { providers: { fake: { kind: "openai", baseUrl: `${opts.upstreamUrl}/v1` }, ...opts.providers } };
   }
   return startGateway(mode, options);
 }

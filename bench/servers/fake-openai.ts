@@ -2,7 +2,8 @@
 // (model "zero": 8 chunks, no delay) or slowly (model "slow-<chunks>-<ms>": <chunks> chunks,
 // <ms> apart), as SSE when `stream` is true and as one JSON object otherwise. Model
 // "stamp-<chunks>-<ms>" streams like "slow", each chunk's text being `t<epoch ms> ` taken as it
-// is written, so a client can tell how long a chunk took to reach it.
+// is written, so a client can tell how long a chunk took to reach it. Model "limited" answers 429
+// with Retry-After: 600.
 // Prints "listening <port>".
 import { createServer, type ServerResponse } from "node:http";
 
@@ -50,6 +51,11 @@ const server = createServer((req, res) => {
     }
     const request = JSON.parse(body) as { model?: string; stream?: boolean };
     const model = request.model ?? "zero";
+    // Model "limited": a provider over its quota (429 for ten minutes), for the fallback bench.
+    if (model === "limited") {
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "600" }).end(JSON.stringify({ error: { message: "rate limited" } }));
+      return;
+    }
     if (request.stream) {
       stream(res, model).catch(() => res.destroy());
       return;
