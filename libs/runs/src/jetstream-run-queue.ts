@@ -1,6 +1,7 @@
 import { encodeMessage, GatewayError, isGatewayError, RunRequest } from "@gw/contracts";
 import { AckPolicy, type JetStreamManager, jetstreamManager, RetentionPolicy, type StreamConfig, StorageType } from "@nats-io/jetstream";
 import { readTraceHeaders, RequestMux, writeTraceHeaders } from "@gw/bus";
+import { type BackoffPolicy, retryDelay, sleep } from "@gw/runtime";
 import { headers, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import { LongPull } from "./jetstream-pull.js";
 import { type RunConsumer, type RunHandler, type RunQueue, runInSlot, Slots } from "./run-queue.js";
@@ -29,6 +30,8 @@ const RECOVER_MS = 500;
 const DEFAULT_ACK_WAIT_MS = 30_000;
 /** How long a submit waits for the stream's acknowledgement. */
 const PUBLISH_TIMEOUT_MS = 5_000;
+/** Between publishes nobody answered: 25 ms doubling to 500 ms. */
+const PUBLISH_RETRY: BackoffPolicy = { baseMs: 25, capMs: 500, jitter: "none" };
 
 /**
  * Where the run queue lives in JetStream for a subject prefix: what the runners' autoscaler
@@ -157,14 +160,15 @@ export class JetStreamRunQueue implements RunQueue {
    */
   private async publish(data: Uint8Array, hdrs: MsgHdrs): Promise<void> {
     const deadline = Date.now() + PUBLISH_TIMEOUT_MS;
-    for (let pause = 25; ; pause = Math.min(2 * pause, 500)) {
+    for (let attempt = 0; ; attempt++) {
+      const pause = retryDelay(attempt, PUBLISH_RETRY);
       try {
         checkPubAck(await this.requests.request(this.subject, data, hdrs, Math.max(1, deadline - Date.now())));
         return;
       } catch (err) {
         const retryable = isGatewayError(err) && err.code === "UNAVAILABLE";
         if (!retryable || this.closed || Date.now() + pause >= deadline) throw err;
-        await new Promise((resolve) => setTimeout(resolve, pause));
+        await sleep(pause);
       }
     }
   }

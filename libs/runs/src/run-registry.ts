@@ -1,4 +1,5 @@
 import { decodeJson, GatewayError, isFinal, type RunRecord, RunRecordSchema } from "@gw/contracts";
+import { type BackoffPolicy, retryDelay, sleep } from "@gw/runtime";
 import type { FastStore } from "@gw/store";
 
 /** A record read back from the store, through its schema. */
@@ -26,8 +27,10 @@ export function registryOptionsFor(runner: { resultRetentionSeconds: number }): 
   return { ...DEFAULT_REGISTRY_OPTIONS, retentionMs: runner.resultRetentionSeconds * 1000 };
 }
 
-/** How long a runner keeps looking for a just-dispatched run's registration (2+4+...+2048 ms). */
-const REGISTRATION_WAIT_MS = 2_048;
+/** How a runner keeps looking for a just-dispatched run's registration: 2, 4, ... 2048 ms apart. */
+const REGISTRATION_POLL: BackoffPolicy = { baseMs: 2, capMs: 2_048, jitter: "none" };
+/** Looks after the first (2 * 2^10 = 2048 ms: about 4 s in all). */
+const REGISTRATION_LOOKS = 11;
 
 /**
  * A run's keys carry its id as their hash tag, so on a Redis Cluster they share a slot: the
@@ -128,7 +131,7 @@ export class RunRegistry {
     runId: string,
     nonce: string | undefined,
   ): Promise<{ record: RunRecord | null; abortRequested: boolean }> {
-    for (let wait = 2; ; wait *= 2) {
+    for (let attempt = 0; ; attempt++) {
       // The record and a pending abort in one round trip.
       const [raw, abort] = await this.store.values.getMany([runKey(runId), abortKey(runId)]);
       const abortRequested = abort !== null;
@@ -136,8 +139,8 @@ export class RunRegistry {
         const record = parseRecord(raw);
         return { record: nonce === undefined || record.nonce === nonce ? record : null, abortRequested };
       }
-      if (nonce === undefined || wait > REGISTRATION_WAIT_MS) return { record: null, abortRequested };
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      if (nonce === undefined || attempt >= REGISTRATION_LOOKS) return { record: null, abortRequested };
+      await sleep(retryDelay(attempt, REGISTRATION_POLL));
     }
   }
 
@@ -155,7 +158,7 @@ export class RunRegistry {
    */
   beginFinish(
     record: RunRecord,
-    outcome: Pick<RunRecord, "payloads" | "error" | "finishReason" | "toolCalls" | "usage">,
+    outcome: Pick<RunRecord, "payloads" | "error" | "finishReason" | "toolCalls" | "usage" | "model" | "fallbacks">,
   ): { final: RunRecord; written: Promise<void> } {
     const final: RunRecord = {
       ...record,
