@@ -36,6 +36,8 @@ export class RunsView implements ControlView {
   private runs: RunRow[] = [];
   private followed: Followed | undefined;
   private refreshing: Promise<void> | undefined;
+  /** Runs started while a read was out, or while the tab was closed: the list is read again. */
+  private stale = false;
 
   constructor() {
     this.rows.setAttribute("aria-label", "Runs in flight");
@@ -76,9 +78,12 @@ export class RunsView implements ControlView {
     if (name !== "agent") return;
     const event = payload as unknown as AgentEvent;
     if (event.stream === "lifecycle" && this.canList) {
-      // A start names no session: the list is read again. An end takes the run off at once.
-      if (event.data.phase === "start") void this.refresh().catch(showError);
-      else if (event.data.phase === "end" || event.data.phase === "error") {
+      // A start names no session: the list is read again (once the tab is open, and one read
+      // for any number of starts meanwhile). An end takes the run off at once.
+      if (event.data.phase === "start") {
+        if (this.root.hidden) this.stale = true;
+        else void this.refresh().catch(showError);
+      } else if (event.data.phase === "end" || event.data.phase === "error") {
         this.runs = this.runs.filter((run) => run.runId !== event.runId);
         this.render();
       }
@@ -86,17 +91,28 @@ export class RunsView implements ControlView {
     if (this.followed !== undefined) this.apply(this.followed, event);
   }
 
-  /** One runs.list at a time; a request while one is out waits for it and then reads again. */
+  shown(): void {
+    if (this.stale) void this.refresh().catch(showError);
+  }
+
+  /** One runs.list at a time; asked again while one is out, it reads once more after it. */
   private refresh(): Promise<void> {
     if (!this.canList || this.client === undefined) return Promise.resolve();
+    if (this.refreshing !== undefined) {
+      this.stale = true;
+      return this.refreshing;
+    }
     const client = this.client;
-    const next = (this.refreshing ?? Promise.resolve()).then(async () => {
-      const answer = await client.request<{ runs: RunRow[] }>("runs.list", { limit: 200 });
+    this.stale = false;
+    const read = client.request<{ runs: RunRow[] }>("runs.list", { limit: 200 }).then((answer) => {
       this.runs = answer.runs;
       this.render();
     });
-    this.refreshing = next.catch(() => undefined);
-    return next;
+    this.refreshing = read.finally(() => {
+      this.refreshing = undefined;
+      if (this.stale && !this.root.hidden) void this.refresh().catch(showError);
+    });
+    return this.refreshing;
   }
 
   private render(): void {
