@@ -65,7 +65,8 @@ export class Chat {
     });
     this.stopButton.addEventListener("click", () => {
       const [run, client] = [this.run, this.client];
-      if (run !== undefined && client !== undefined) void client.request("chat.abort", { runId: run.runId }).catch(showError);
+      // A run that ended meanwhile cannot be stopped; its answer says how it ended.
+      if (run !== undefined && client !== undefined) void client.request("chat.abort", { runId: run.runId }).catch(() => undefined);
     });
     this.agentSelect.addEventListener("change", () => localStorage.setItem(AGENT_KEY, this.agentSelect.value));
     byId("new-thread").addEventListener("click", () => {
