@@ -29,6 +29,16 @@ export type ClientToolCall = z.infer<typeof ClientToolCallSchema>;
 export const RunUsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
 export type RunUsage = z.infer<typeof RunUsageSchema>;
 
+/** A model call the run passed on to the next model of its fallback chain, and why. */
+export const RouteFallbackSchema = z.object({
+  model: z.string(),
+  /** The API key's id (8 hex digits of its SHA-256, "-" keyless), never the key. */
+  key: z.string(),
+  reason: z.enum(["rate_limit", "server", "timeout"]),
+  status: z.number().optional(),
+});
+export type RouteFallback = z.infer<typeof RouteFallbackSchema>;
+
 export const RunRecordSchema = z.object({
   runId: z.string(),
   sessionKey: z.string(),
@@ -47,6 +57,10 @@ export const RunRecordSchema = z.object({
   /** Present when the run stopped for the client to run its own tools (finishReason `tool_calls`). */
   toolCalls: z.array(ClientToolCallSchema).optional(),
   usage: RunUsageSchema.optional(),
+  /** `<provider>/<model>` that answered the run's last model call. */
+  model: z.string().optional(),
+  /** The fallbacks its model calls took, in order; absent when none. */
+  fallbacks: z.array(RouteFallbackSchema).optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 

@@ -158,7 +158,7 @@ export class RunRegistry {
    */
   beginFinish(
     record: RunRecord,
-    outcome: Pick<RunRecord, "payloads" | "error" | "finishReason" | "toolCalls" | "usage">,
+    outcome: Pick<RunRecord, "payloads" | "error" | "finishReason" | "toolCalls" | "usage" | "model" | "fallbacks">,
   ): { final: RunRecord; written: Promise<void> } {
     const final: RunRecord = {
       ...record,

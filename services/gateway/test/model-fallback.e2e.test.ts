@@ -50,7 +50,11 @@ describe.each(MODES)("model fallback chains (%s)", (mode) => {
   });
 
   /** One run of `agentId` to its end or error, over a fresh connection (control: errors in full). */
-  async function run(agentId: string, message: string, extra: Record<string, unknown> = {}): Promise<{ runId: string; events: AgentEvent[]; last: AgentEvent }> {
+  async function run(
+    agentId: string,
+    message: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ runId: string; events: AgentEvent[]; last: AgentEvent; answer: Record<string, unknown> }> {
     const runId = `fallback-${mode}-${++runs}`;
     const client = await WsClient.open(gw.wsUrl());
     try {
@@ -58,8 +62,9 @@ describe.each(MODES)("model fallback chains (%s)", (mode) => {
       const response = send(client, "agent", { message, sessionKey: `fallback:${runId}`, agentId, runId, ...extra });
       const events = await collectRun(client, runId);
       const last = events.at(-1)!;
-      expect((await response).ok).toBe(last.data.phase === "end");
-      return { runId, events, last };
+      const answer = await response;
+      expect(answer.ok).toBe(last.data.phase === "end");
+      return { runId, events, last, answer: (answer.payload ?? {}) as Record<string, unknown> };
     } finally {
       client.close();
     }
@@ -68,15 +73,24 @@ describe.each(MODES)("model fallback chains (%s)", (mode) => {
   it("passes a 429 with Retry-After and a timeout on to the third model, and names them in the lifecycle end", async () => {
     fakes.p1.script({ kind: "status", status: 429, retryAfter: "120" });
     fakes.p2.script({ kind: "hang" });
-    const { events, last } = await run("chain", "hello chain");
-    expect(last.data).toMatchObject({
-      phase: "end",
+    const { runId, events, last, answer } = await run("chain", "hello chain");
+    const route = {
       model: "p3/m3",
       fallbacks: [
         { model: "p1/m1", reason: "rate_limit", status: 429 },
         { model: "p2/m2", reason: "timeout" },
       ],
-    });
+    };
+    expect(last.data).toMatchObject({ phase: "end", ...route });
+    // The run's result names them too: the agent answer and agent.wait.
+    expect(answer).toMatchObject(route);
+    const client = await WsClient.open(gw.wsUrl());
+    try {
+      await client.connect(TOKEN, "control");
+      expect(await send(client, "agent.wait", { runId })).toMatchObject({ ok: true, payload: { status: "ok", result: route } });
+    } finally {
+      client.close();
+    }
     expect(assistantText(events)).toBe("You said: hello chain");
     expect([fakes.p1.requests.length, fakes.p2.requests.length, fakes.p3.requests.length]).toEqual([1, 1, 1]);
   });

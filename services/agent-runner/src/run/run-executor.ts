@@ -60,12 +60,12 @@ interface RunFacts {
   route?: RouteReport;
 }
 
-/** The lifecycle end/error data naming the model that answered and the fallbacks taken. */
-function routeData(facts: RunFacts): Record<string, unknown> {
+/** The lifecycle end/error data and the run's record: the model that answered and the fallbacks taken. */
+function routeData(facts: RunFacts): Pick<RunRecord, "model" | "fallbacks"> {
   if (facts.route === undefined) return {};
   return {
     ...(facts.route.answered ? { model: facts.route.answered } : {}),
-    ...(facts.route.fallbacks.length ? { fallbacks: facts.route.fallbacks } : {}),
+    ...(facts.route.fallbacks.length ? { fallbacks: [...facts.route.fallbacks] } : {}),
   };
 }
 
@@ -165,7 +165,7 @@ async function announce(
   deps: ExecutorDeps,
   events: RunEventPublisher,
   record: RunRecord,
-  outcome: Pick<RunRecord, "payloads" | "error" | "finishReason" | "toolCalls" | "usage">,
+  outcome: Pick<RunRecord, "payloads" | "error" | "finishReason" | "toolCalls" | "usage" | "model" | "fallbacks">,
   data: Record<string, unknown>,
   log: Logger,
 ): Promise<void> {
@@ -281,7 +281,7 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
     }
     const { record } = claim;
     if ("result" in outcome) {
-      await announce(deps, events, record, finalOutcome(outcome.result), { phase: "end", ...routeData(facts) }, log);
+      await announce(deps, events, record, { ...finalOutcome(outcome.result), ...routeData(facts) }, { phase: "end", ...routeData(facts) }, log);
       summarize("ok");
       return;
     }
@@ -299,7 +299,7 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
       ...(failure.code === "ABORTED" ? { aborted: true } : {}),
       ...routeData(facts),
     };
-    await announce(deps, events, record, { error: failure }, data, log);
+    await announce(deps, events, record, { error: failure, ...routeData(facts) }, data, log);
     summarize(failure.code);
   } finally {
     clearTimeout(timer);

@@ -40,13 +40,20 @@ export const AgentIdentity = z.object({
   description: z.string(),
 });
 
-export const AgentResult = z.object({ runId: z.string(), payloads: z.array(PayloadItem) });
+const RouteFields = {
+  model: z.string().optional().describe("<provider>/<model> that answered the run's last model call"),
+  fallbacks: z
+    .array(z.object({ model: z.string(), key: z.string().describe("the API key's id, never the key"), reason: z.enum(["rate_limit", "server", "timeout"]), status: z.number().optional() }))
+    .optional()
+    .describe("model calls passed on to the next model of the fallback chain (absent when none)"),
+};
+export const AgentResult = z.object({ runId: z.string(), payloads: z.array(PayloadItem), ...RouteFields });
 
 export const AgentWaitResult = z.object({
   runId: z.string(),
   completed: z.boolean(),
   status: z.enum(["running", "ok", "error"]),
-  result: z.object({ payloads: z.array(PayloadItem) }).describe("payloads is empty while the run is still going"),
+  result: z.object({ payloads: z.array(PayloadItem), ...RouteFields }).describe("payloads is empty while the run is still going"),
   error: z.object({ code: z.enum(ERROR_CODE_NAMES), message: z.string() }).optional(),
 });
 

@@ -19,7 +19,12 @@ function agentResponse(record: RunRecord): Record<string, unknown> {
     const error = record.error ?? { code: "INTERNAL" as const, message: "the run failed" };
     throw new GatewayError(error.code, error.message, { details: { runId: record.runId } });
   }
-  return { runId: record.runId, payloads: record.payloads ?? [] };
+  return { runId: record.runId, payloads: record.payloads ?? [], ...routeOf(record) };
+}
+
+/** The model that answered and the fallbacks taken, when the run called a model. */
+function routeOf(record: RunRecord): Pick<RunRecord, "model" | "fallbacks"> {
+  return { ...(record.model ? { model: record.model } : {}), ...(record.fallbacks?.length ? { fallbacks: record.fallbacks } : {}) };
 }
 
 type RunError = NonNullable<RunRecord["error"]>;
@@ -43,7 +48,7 @@ function waitResponse(runId: string, record: RunRecord | null, ctx: CallContext,
     runId,
     completed: true,
     status: record.state === "done" ? "ok" : "error",
-    result: { payloads: record.payloads ?? [] },
+    result: { payloads: record.payloads ?? [], ...routeOf(record) },
     ...(record.error ? { error: shownError(record.error, runId, ctx, logger) } : {}),
   };
 }
