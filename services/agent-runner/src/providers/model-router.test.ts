@@ -143,3 +143,19 @@ describe("weighted deployments", () => {
     expect([fakes[0]!, fakes[1]!].map((f) => JSON.stringify(f.requests.at(-1)?.body).includes("both fail"))).toEqual([true, true]);
   });
 });
+
+describe("a FastStore that fails", () => {
+  it("leaves calls going, without cooldowns, and reports each failure", async () => {
+    const broken = createMemoryFastStore();
+    broken.values.getMany = () => Promise.reject(new Error("store down"));
+    broken.counters.hit = () => Promise.reject(new Error("store down"));
+    const errors: unknown[] = [];
+    const registry = new ProviderRegistry(models(), { retry: NO_WAIT, fastStore: broken, onStoreError: (err) => errors.push(err) });
+    fakes[0]!.script({ kind: "status", status: 429, retryAfter: "30" });
+    const { provider, route } = registry.resolve("one/m1,two/m2");
+    expect(await drain(provider.stream(request("store down"), new AbortController().signal))).toEqual({ text: "You said: store down" });
+    expect(route.answered).toBe("two/m2");
+    // The read before the call and the 429's cooldown write.
+    expect(errors.map((e) => (e as Error).message)).toEqual(["store down", "store down"]);
+  });
+});
