@@ -74,5 +74,6 @@ export * from "./wire/client-events.js";
 export * from "./wire/encoded-json.js";
 export * from "./wire/session-views.js";
 export * from "./wire/tool-result.js";
+export * from "./wire/tool-status.js";
 export { SESSION_KEY_MAX_BYTES, sessionKeyProblem } from "./wire/session-key.js";
 export * from "./wire/hook-bodies.js";

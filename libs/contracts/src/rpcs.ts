@@ -24,7 +24,7 @@ import {
   InboundRequest,
 } from "./gen/gateway/v1/delivery.pb.js";
 import { HookAccepted, HookAgentRequest, HookMappingRequest, HookWakeRequest } from "./gen/gateway/v1/hooks.pb.js";
-import { ToolsInvokeRequest, ToolsInvokeResponse } from "./gen/gateway/v1/runs.pb.js";
+import { ToolsInvokeRequest, ToolsInvokeResponse, ToolsStatusRequest, ToolsStatusResponse } from "./gen/gateway/v1/runs.pb.js";
 import {
   AgentSummarizeRequest,
   AgentSummarizeResponse,
@@ -74,6 +74,13 @@ export const RPC = {
     method: "tools.invoke",
     request: ToolsInvokeRequest,
     response: ToolsInvokeResponse,
+  },
+  /** Built-in tools and MCP servers as the answering runner sees them (tools.status). */
+  toolsStatus: {
+    service: "runner",
+    method: "tools.status",
+    request: ToolsStatusRequest,
+    response: ToolsStatusResponse,
   },
   sessionsAppend: {
     service: "sessions",

@@ -8,8 +8,8 @@ import type { RunQueue, RunRegistry } from "@gw/runs";
 import type { FastStore } from "@gw/store";
 import { AgentDirectory } from "./agent-directory.js";
 import { modelMetrics } from "./providers/metered-provider.js";
-import { ProviderRegistry } from "./providers/provider-registry.js";
 import { routeMetrics } from "./providers/route-metrics.js";
+import { ProviderRegistry } from "./providers/provider-registry.js";
 import { RunAborted } from "./run/run-errors.js";
 import { AnswerDelivery } from "./run/answer-delivery.js";
 import { executeRun } from "./run/run-executor.js";
@@ -19,8 +19,10 @@ import { SessionLocks } from "./run/session-lock.js";
 import { serveModelsStatus } from "./providers/models-status-rpc.js";
 import { serveAgentSummarize } from "./summarize/agent-summarize-rpc.js";
 import { builtinTools } from "./tools/builtin-tools.js";
+import { McpServers } from "./tools/mcp/mcp-servers.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { serveToolsInvoke } from "./tools/tools-invoke-rpc.js";
+import { serveToolsStatus } from "./tools/tools-status-rpc.js";
 
 export interface RunnerDeps {
   config: GatewayConfig;
@@ -51,12 +53,18 @@ export function startRunner(deps: RunnerDeps): Runner {
   const runnerId = deps.runnerId ?? randomUUID().slice(0, 8);
   const directory = new AgentDirectory(config.agents);
   const timeoutMs = config.gateway.limits.requestTimeoutMs;
+  const logger = deps.logger.child({ runnerId });
+  const mcp = new McpServers(config.runner.tools.mcp, { logger });
+  mcp.start();
   const tools = new ToolRegistry(
-    builtinTools({
-      config: config.runner.tools,
-      sessions: { bus, subjects, timeoutMs },
-      delivery: { bus, subjects, timeoutMs: config.delivery.sendTimeoutMs + 1_000 },
-    }),
+    [
+      ...builtinTools({
+        config: config.runner.tools,
+        sessions: { bus, subjects, timeoutMs },
+        delivery: { bus, subjects, timeoutMs: config.delivery.sendTimeoutMs + 1_000 },
+      }),
+      mcp,
+    ],
     { maxResultBytes: config.runner.maxToolResultBytes },
   );
   const providers = new ProviderRegistry(config.models, {
@@ -68,7 +76,6 @@ export function startRunner(deps: RunnerDeps): Runner {
   });
   const active = new Map<string, AbortController>();
   const observer = deps.metrics ? runMetrics(deps.metrics, { active: () => active.size, queue: deps.queue }) : undefined;
-  const logger = deps.logger.child({ runnerId });
   const executor = {
     runnerId,
     settings: config.runner,
@@ -89,6 +96,7 @@ export function startRunner(deps: RunnerDeps): Runner {
     serveRpc(bus, subjects, RPC.agentsList, () => ({ agents: directory.list(), defaultAgentId: directory.defaultId })),
     serveRpc(bus, subjects, RPC.agentIdentityGet, (req) => directory.identity(req.agentId)),
     serveToolsInvoke({ bus, subjects, tools, timeoutMs }),
+    serveToolsStatus({ bus, subjects, runnerId, tools, mcp }),
     serveAgentSummarize({ bus, subjects, directory, providers, logger }),
     serveModelsStatus({ bus, subjects, providers, models: config.models }),
     bus.subscribe(subjects.broadcast("run.abort"), (data) => {
@@ -107,6 +115,8 @@ export function startRunner(deps: RunnerDeps): Runner {
     stop: async () => {
       for (const stop of stops) stop();
       await runs.stop();
+      // After the runs: a run finishing its tool calls still has its servers.
+      await mcp.stop();
     },
   };
 }

@@ -41,6 +41,7 @@ import { pairingMethods } from "./methods/pairing.js";
 import { operatorMethods } from "./methods/operator.js";
 import { MethodRegistry } from "./methods/registry.js";
 import { sessionMethods } from "./methods/sessions.js";
+import { toolMethods } from "./methods/tools.js";
 import { RunClient } from "./runs/run-client.js";
 import { EdgePresence } from "./status/edge-presence.js";
 import { Connection, type ConnectionDeps, EdgeSocket, type UpgradeInfo } from "./ws/connection.js";
@@ -188,6 +189,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     ...pairingMethods(devices),
     ...deviceMethods(devices),
     ...channelPairingMethods(busDeps),
+    ...toolMethods(busDeps),
     ...operatorMethods({ ...busDeps, registry: deps.runs.registry, presence, edgeId: deps.edgeId, hooksEnabled: config.hooks.enabled }),
   );
 

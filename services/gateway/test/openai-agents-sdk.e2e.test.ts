@@ -1,14 +1,5 @@
-import {
-  Agent,
-  type FunctionTool,
-  OpenAIChatCompletionsModel,
-  OpenAIResponsesModel,
-  run,
-  setTracingDisabled,
-  tool,
-} from "@openai/agents";
+import { Agent, OpenAIProvider, run, setTracingDisabled, tool } from "@openai/agents";
 import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
-import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RUN_AGENTS, runModels } from "./fixtures/agent-runs.js";
@@ -21,7 +12,8 @@ setTracingDisabled(true);
 describe.each(MODES)("OpenAI Agents SDK (%s)", (mode) => {
   let gw: GatewayUnderTest;
   let fake: FakeModelServer;
-  const client = () => new OpenAI({ apiKey: TOKEN, baseURL: `${gw.httpUrl()}/v1`, maxRetries: 0, timeout: 30_000 });
+  /** The SDK's own provider (it builds its own OpenAI client) on the gateway's /v1. */
+  const provider = (api: "responses" | "chat") => new OpenAIProvider({ apiKey: TOKEN, baseURL: `${gw.httpUrl()}/v1`, useResponses: api === "responses" });
 
   beforeAll(async () => {
     fake = await startFakeModelServer();
@@ -32,8 +24,8 @@ describe.each(MODES)("OpenAI Agents SDK (%s)", (mode) => {
     await fake?.close();
   });
 
-  function weatherAgent(api: "responses" | "chat", cities: string[]): Agent {
-    const getWeather: FunctionTool = tool({
+  async function weatherAgent(api: "responses" | "chat", cities: string[]): Promise<Agent> {
+    const getWeather = tool({
       name: "get_weather",
       description: "The weather in a city",
       parameters: z.object({ city: z.string() }),
@@ -41,8 +33,9 @@ describe.each(MODES)("OpenAI Agents SDK (%s)", (mode) => {
         cities.push(city);
         return `Sunny in ${city}`;
       },
-    }) as FunctionTool;
-    const model = api === "responses" ? new OpenAIResponsesModel(client(), "oa") : new OpenAIChatCompletionsModel(client(), "oa");
+    });
+    const model = await provider(api).getModel("oa");
+    expect(model.constructor.name).toBe(api === "responses" ? "OpenAIResponsesModel" : "OpenAIChatCompletionsModel");
     return new Agent({ name: "Weather", instructions: "Answer with the weather.", model, tools: [getWeather] });
   }
 
@@ -66,7 +59,7 @@ describe.each(MODES)("OpenAI Agents SDK (%s)", (mode) => {
       for (const stream of [false, true]) {
         const marker = `sdk ${api} ${stream} tools:get_weather`;
         const cities: string[] = [];
-        const agent = weatherAgent(api, cities);
+        const agent = await weatherAgent(api, cities);
         const result = stream ? await streamed(agent, marker) : await run(agent, marker);
         expect(result.finalOutput).toBe("Tools said: 1 results");
         expect(cities).toEqual(["Paris"]);

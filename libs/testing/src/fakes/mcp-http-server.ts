@@ -20,7 +20,7 @@ export function everythingMcpServer(): { command: string; args: string[] } {
  * A Streamable HTTP MCP server for tests, built on the SDK's server side: one McpServer per
  * client session, each with the same tools.
  * - `greet {name}`   "Hello, <name>!"
- * - `hang {}`        answers only when the client gives up (timeout tests)
+ * - `stall {}`       answers only when the client gives up (timeout tests)
  * - `secret-op {}`   "secret done" (tests exclude it with allowTools/denyTools)
  * `addTool(name)` registers `<name> {}` answering "<name> added" on every session, which sends
  * `notifications/tools/list_changed`. Every request's headers are kept in `headers`.
@@ -29,8 +29,8 @@ export interface FakeMcpHttpServer {
   url: string;
   /** Request headers seen, oldest first. */
   headers: IncomingMessage["headers"][];
-  /** Calls of `hang` that have started. */
-  hangs: number;
+  /** Calls of `stall` that have started. */
+  stalls: number;
   addTool(name: string): void;
   close(): Promise<void>;
 }
@@ -39,7 +39,7 @@ export async function startFakeMcpHttpServer(): Promise<FakeMcpHttpServer> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const servers: McpServer[] = [];
   const extra: string[] = [];
-  const state = { hangs: 0 };
+  const state = { stalls: 0 };
   const headers: IncomingMessage["headers"][] = [];
 
   const registerExtra = (server: McpServer, name: string) =>
@@ -52,8 +52,8 @@ export async function startFakeMcpHttpServer(): Promise<FakeMcpHttpServer> {
     server.registerTool("greet", { description: "Greets someone by name", inputSchema: { name: z.string() } }, ({ name }) => ({
       content: [{ type: "text", text: `Hello, ${name}!` }],
     }));
-    server.registerTool("hang", { description: "Never answers", inputSchema: {} }, (_args, extraInfo) => {
-      state.hangs++;
+    server.registerTool("stall", { description: "Never answers", inputSchema: {} }, (_args, extraInfo) => {
+      state.stalls++;
       return new Promise((resolve) => extraInfo.signal.addEventListener("abort", () => resolve({ content: [] })));
     });
     server.registerTool("secret-op", { description: "Not for agents", inputSchema: {} }, () => ({
@@ -93,8 +93,8 @@ export async function startFakeMcpHttpServer(): Promise<FakeMcpHttpServer> {
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     headers,
-    get hangs() {
-      return state.hangs;
+    get stalls() {
+      return state.stalls;
     },
     addTool(name) {
       extra.push(name);

@@ -25,6 +25,8 @@ import {
   SessionsPatchParamsSchema,
   SessionsPreviewParamsSchema,
   SendParamsSchema,
+  ToolsStatusParamsSchema,
+  ToolsStatusSchema,
 } from "@gw/contracts";
 import type { z } from "zod";
 import { rolesFor } from "../auth/permissions.js";
@@ -210,6 +212,12 @@ const ENTRIES: readonly Entry[] = [
     summary: "The edges seen in the last 20 s, whether the runner, sessions and delivery answer, the channels' reachability and the runs in flight.",
     params: GatewayStatusParamsSchema,
     result: P.GatewayStatusResult,
+  },
+  {
+    name: "tools.status",
+    summary: "The built-in tools and each MCP server's state (connected, its tools, its last error, restarts) as one runner sees it; every runner keeps its own connections.",
+    params: ToolsStatusParamsSchema,
+    result: ToolsStatusSchema,
   },
   {
     name: "models.status",

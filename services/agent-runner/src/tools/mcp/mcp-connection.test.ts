@@ -83,7 +83,7 @@ describe("an MCP server over Streamable HTTP", () => {
     servers = new McpServers(
       {
         servers: {
-          web: { ...base, url: fake.url, allowHosts: ["127.0.0.1"], headers: { authorization: "Bearer mcp-secret" }, timeoutMs: 500, allowTools: ["greet", "hang", "added-*"] },
+          web: { ...base, url: fake.url, allowHosts: ["127.0.0.1"], headers: { authorization: "Bearer mcp-secret" }, timeoutMs: 500, allowTools: ["greet", "stall", "added-*"] },
           guarded: { ...base, url: fake.url },
         },
       },
@@ -103,12 +103,12 @@ describe("an MCP server over Streamable HTTP", () => {
   });
 
   it("offers only the tools allowTools matches", async () => {
-    expect(registry.names()).toEqual(["web.greet", "web.hang"]);
+    expect(registry.names()).toEqual(["web.greet", "web.stall"]);
     expect(await failure(registry.invoke("web.secret-op", {}, ctx()))).toMatchObject({ code: "INVALID_REQUEST", message: "unknown tool: web.secret-op" });
   });
 
   it("ends a call that outlives timeoutMs as TIMEOUT", async () => {
-    expect(await failure(registry.invoke("web.hang", {}, ctx()))).toMatchObject({ code: "TIMEOUT", message: expect.stringContaining("500 ms") });
+    expect(await failure(registry.invoke("web.stall", {}, ctx()))).toMatchObject({ code: "TIMEOUT", message: expect.stringContaining("500 ms") });
     expect((await registry.invoke("web.greet", { name: "still here" }, ctx())).content).toBe("Hello, still here!");
   });
 

@@ -144,6 +144,18 @@ export interface ToolsInvokeResponse {
   resultJson: Buffer;
 }
 
+/** Served by the agent-runner on gw.rpc.runner.tools.status (the tools.status method). */
+export interface ToolsStatusRequest {
+}
+
+export interface ToolsStatusResponse {
+  /**
+   * The answering runner's tools and MCP servers, JSON-encoded (ToolsStatusSchema in
+   * libs/contracts/src/wire/tool-status.ts).
+   */
+  statusJson: Buffer;
+}
+
 function createBaseRunRequest(): RunRequest {
   return {
     runId: "",
@@ -1017,6 +1029,87 @@ export const ToolsInvokeResponse: MessageFns<ToolsInvokeResponse> = {
             }
 
             message.resultJson = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseToolsStatusRequest(): ToolsStatusRequest {
+  return {};
+}
+
+export const ToolsStatusRequest: MessageFns<ToolsStatusRequest> = {
+  encode(_: ToolsStatusRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolsStatusRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolsStatusRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseToolsStatusResponse(): ToolsStatusResponse {
+  return { statusJson: Buffer.alloc(0) };
+}
+
+export const ToolsStatusResponse: MessageFns<ToolsStatusResponse> = {
+  encode(message: ToolsStatusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.statusJson.length !== 0) {
+      writer.uint32(10).bytes(message.statusJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolsStatusResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolsStatusResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.statusJson = Buffer.from(reader.bytes());
             continue;
           }
         }
