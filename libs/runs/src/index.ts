@@ -24,4 +24,4 @@ export { inSeqOrder, retentionFor, type RunEventLog, type RunEventRetention } fr
 export { InProcessRunQueue } from "./in-process-run-queue.js";
 export { JetStreamRunQueue, type JetStreamRunQueueOptions, runQueueNames } from "./jetstream-run-queue.js";
 export type { RunConsumer, RunHandler, RunQueue } from "./run-queue.js";
-export { registryOptionsFor, RunRegistry, type RunRegistryOptions } from "./run-registry.js";
+export { type LiveRun, registryOptionsFor, RunRegistry, type RunRegistryOptions } from "./run-registry.js";

@@ -1,6 +1,6 @@
 import { isGatewayError, type RunRecord } from "@gw/contracts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { RunRegistry, RunRegistryOptions } from "./run-registry.js";
+import type { LiveRun, RunRegistry, RunRegistryOptions } from "./run-registry.js";
 
 /** Short windows, so the Redis run can let real time pass. */
 export const TEST_REGISTRY_OPTIONS: RunRegistryOptions = { retentionMs: 600, liveTtlMs: 1_500, heartbeatTtlMs: 400 };
@@ -88,10 +88,15 @@ export function describeRunRegistryContract(name: string, setup: () => Promise<R
         await pair.b.claim(running, "runner-1");
         const claimed = await pair.b.claim(finished, "runner-1");
         await pair.b.finish(claimed!, { payloads: [] });
-        const mine = (records: RunRecord[]) => records.map((r) => r.runId).filter((id) => [queued, running, finished, lost].includes(id));
+        const mine = (runs: LiveRun[]) => runs.map((r) => r.record.runId).filter((id) => [queued, running, finished, lost].includes(id));
         expect(mine(await pair.b.listLive(1_000)).sort()).toEqual([queued, running, lost].sort());
-        expect(await pair.a.listLive(1_000)).toEqual(expect.arrayContaining([expect.objectContaining({ runId: running, state: "running", owner: "runner-1" })]));
-        await pair.elapse(liveTtlMs + 100);
+        const seen = await pair.a.listLive(1_000);
+        expect(seen).toContainEqual({ record: expect.objectContaining({ runId: running, state: "running", owner: "runner-1" }), heartbeat: true });
+        expect(seen).toContainEqual({ record: expect.objectContaining({ runId: queued, state: "queued" }), heartbeat: false });
+        // A runner that stops heartbeating: its run is still listed, without a heartbeat.
+        await pair.elapse(heartbeatTtlMs + 100);
+        expect((await pair.b.listLive(1_000)).find((r) => r.record.runId === running)).toMatchObject({ heartbeat: false });
+        await pair.elapse(liveTtlMs);
         expect(mine(await pair.a.listLive(1_000))).toEqual([]);
       });
 

@@ -47,6 +47,12 @@ const abortKey = (runId: string) => `runabort:{${runId}}`;
  */
 const LIVE_RUNS_KEY = "runs:live";
 
+/** A run not yet final, and whether its owner's heartbeat is there (always false while queued). */
+export interface LiveRun {
+  record: RunRecord;
+  heartbeat: boolean;
+}
+
 /**
  * Run state shared by edges and runners (DESIGN §6), on the FastStore: the record
  * (`run:{<id>}`), the owner's heartbeat (`runhb:{<id>}`), a pending abort (`runabort:{<id>}`) and
@@ -68,20 +74,24 @@ export class RunRegistry {
     await this.store.sets.add(LIVE_RUNS_KEY, record.runId, this.opts.liveTtlMs);
   }
 
-  /** The runs not yet final (queued or running), oldest first, at most `limit`. */
-  async listLive(limit: number): Promise<RunRecord[]> {
+  /**
+   * The runs not yet final (queued or running), oldest first, at most `limit`, each with whether
+   * its runner's heartbeat is there (a running run without one lost its runner).
+   */
+  async listLive(limit: number): Promise<LiveRun[]> {
     const ids = await this.store.sets.members(LIVE_RUNS_KEY);
     if (ids.length === 0) return [];
-    const raws = await this.store.values.getMany(ids.map(runKey));
-    const live: RunRecord[] = [];
+    const raws = await this.store.values.getMany([...ids.map(runKey), ...ids.map(heartbeatKey)]);
+    const live: LiveRun[] = [];
     const gone: string[] = [];
-    raws.forEach((raw, i) => {
+    ids.forEach((runId, i) => {
+      const raw = raws[i];
       const record = raw === null || raw === undefined ? null : parseRecord(raw);
-      if (record === null || isFinal(record.state)) gone.push(ids[i]!);
-      else live.push(record);
+      if (record === null || isFinal(record.state)) gone.push(runId);
+      else live.push({ record, heartbeat: raws[ids.length + i] !== null && raws[ids.length + i] !== undefined });
     });
     await Promise.all(gone.map((runId) => this.store.sets.remove(LIVE_RUNS_KEY, runId)));
-    return live.sort((a, b) => a.createdAt - b.createdAt).slice(0, limit);
+    return live.sort((a, b) => a.record.createdAt - b.record.createdAt).slice(0, limit);
   }
 
   async get(runId: string): Promise<RunRecord | null> {

@@ -213,7 +213,7 @@ const RunInFlight = z.object({
   runId: z.string(),
   sessionKey: z.string(),
   agentId: z.string(),
-  status: z.enum(["queued", "running"]),
+  status: z.enum(["queued", "running", "stalled"]).describe("stalled: running, but its runner stopped reporting (it died; the run ends once noticed)"),
   startedAt: z.number().describe("epoch ms the run was registered"),
   updatedAt: z.number(),
   edgeId: z.string().describe("the edge (or hooks/delivery replica) that started it"),
@@ -252,7 +252,7 @@ export const GatewayStatusResult = z.object({
     })
     .nullable()
     .describe("null when delivery did not answer"),
-  runs: z.object({ inFlight: z.number(), atLeast: z.boolean(), queued: z.number(), running: z.number() }),
+  runs: z.object({ inFlight: z.number(), atLeast: z.boolean(), queued: z.number(), running: z.number(), stalled: z.number() }),
 });
 
 const cooling = z.enum(["ready", "cooling"]);

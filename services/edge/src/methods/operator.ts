@@ -1,6 +1,6 @@
 import { callRpc } from "@gw/bus";
-import { GATEWAY_VERSION, GatewayStatusParamsSchema, ModelsStatusParamsSchema, RPC, type RunRecord, RunsListParamsSchema } from "@gw/contracts";
-import type { RunRegistry } from "@gw/runs";
+import { GATEWAY_VERSION, GatewayStatusParamsSchema, ModelsStatusParamsSchema, RPC, RunsListParamsSchema } from "@gw/contracts";
+import type { LiveRun, RunRegistry } from "@gw/runs";
 import type { BusDeps } from "../bus-deps.js";
 import type { EdgePresence } from "../status/edge-presence.js";
 import { channelsSummary, probeServices } from "../status/service-probes.js";
@@ -16,12 +16,13 @@ export interface OperatorMethodDeps extends BusDeps {
 /** How many runs `gateway.status` reads to count them; beyond it says "at least". */
 const STATUS_RUNS_LIMIT = 1_000;
 
-function runView(record: RunRecord) {
+/** `stalled`: running, but its runner stopped heartbeating (it died; the run ends once noticed). */
+function runView({ record, heartbeat }: LiveRun) {
   return {
     runId: record.runId,
     sessionKey: record.sessionKey,
     agentId: record.agentId,
-    status: record.state,
+    status: record.state === "running" && !heartbeat ? "stalled" : record.state,
     startedAt: record.createdAt,
     updatedAt: record.updatedAt,
     edgeId: record.edgeId,
@@ -44,7 +45,7 @@ export function operatorMethods(deps: OperatorMethodDeps) {
       handler: async (params) => {
         // Filters apply before the limit, so a filtered page is full when there are enough.
         const runs = (await deps.registry.listLive(STATUS_RUNS_LIMIT))
-          .filter((r) => (params.sessionKey === undefined || r.sessionKey === params.sessionKey) && (params.agentId === undefined || r.agentId === params.agentId))
+          .filter(({ record: r }) => (params.sessionKey === undefined || r.sessionKey === params.sessionKey) && (params.agentId === undefined || r.agentId === params.agentId))
           .slice(0, params.limit);
         return { runs: runs.map(runView) };
       },
@@ -64,8 +65,9 @@ export function operatorMethods(deps: OperatorMethodDeps) {
           runs: {
             inFlight: runs.length,
             atLeast: runs.length >= STATUS_RUNS_LIMIT,
-            queued: runs.filter((r) => r.state === "queued").length,
-            running: runs.filter((r) => r.state === "running").length,
+            queued: runs.filter((r) => r.record.state === "queued").length,
+            running: runs.filter((r) => r.record.state === "running" && r.heartbeat).length,
+            stalled: runs.filter((r) => r.record.state === "running" && !r.heartbeat).length,
           },
         };
       },

@@ -34,7 +34,7 @@ interface GatewayStatus {
     withErrors: number;
     byChannel: Array<{ id: string; kind: string; accounts: number; reachable: number }>;
   };
-  runs: { inFlight: number; atLeast: boolean; queued: number; running: number };
+  runs: { inFlight: number; atLeast: boolean; queued: number; running: number; stalled: number };
 }
 
 function statusText(ctx: CommandContext, url: string, s: GatewayStatus): string {
@@ -66,7 +66,8 @@ function statusText(ctx: CommandContext, url: string, s: GatewayStatus): string 
     "",
     channels,
     "",
-    `Runs in flight: ${s.runs.atLeast ? "at least " : ""}${s.runs.inFlight} (${s.runs.queued} queued, ${s.runs.running} running)`,
+    `Runs in flight: ${s.runs.atLeast ? "at least " : ""}${s.runs.inFlight} (${s.runs.queued} queued, ${s.runs.running} running` +
+      `${s.runs.stalled > 0 ? `, ${ctx.out.paint("yellow", `${s.runs.stalled} stalled`)}` : ""})`,
   ].join("\n");
 }
 

@@ -24,7 +24,7 @@ async function listRuns(ctx: CommandContext): Promise<void> {
   ctx.out.result(answer, () =>
     table(
       ["RUN", "SESSION", "AGENT", "STATUS", "STARTED", "EDGE", "RUNNER"],
-      answer.runs.map((r) => [r.runId, r.sessionKey, r.agentId, r.status, relativeTime(r.startedAt), r.edgeId, r.runner ?? "-"]),
+      answer.runs.map((r) => [r.runId, r.sessionKey, r.agentId, r.status === "stalled" ? ctx.out.paint("yellow", r.status) : r.status, relativeTime(r.startedAt), r.edgeId, r.runner ?? "-"]),
       "no runs in flight",
     ),
   );
