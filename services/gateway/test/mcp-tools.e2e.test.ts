@@ -9,6 +9,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentEvent, assistantText, collectRun, runModels, send, waitRunEvent } from "./fixtures/agent-runs.js";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { runToExit } from "./fixtures/processes.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 interface McpStatus {
@@ -109,6 +110,17 @@ describe.each(MODES)("MCP tools (%s)", (mode) => {
     const events = await run("tools:web__secret-op");
     expect(events.find((e) => e.stream === "tool" && e.data.phase === "error")?.data.error).toMatch(/not available to this agent/);
     expect(web.headers.length).toBeGreaterThan(0);
+  });
+
+  it("tools.status and `gateway tools status` show each server connected with its tools", async () => {
+    const servers = await status();
+    expect(servers.find((s) => s.id === "web")).toMatchObject({ state: "connected", tools: ["web.greet", "web.stall"], restarts: 0 });
+    expect(servers.find((s) => s.id === "everything")?.tools).toContain("everything.echo");
+    const cli = await runToExit("services/gateway/src/cli.ts", ["tools", "status", "--url", gw.wsUrl()], { GATEWAY_TOKEN: TOKEN });
+    expect(cli.code, cli.output).toBe(0);
+    expect(cli.output).toMatch(/web\s+http\s+connected\s+2\s+0/);
+    expect(cli.output).toMatch(/everything\s+stdio\s+connected/);
+    expect(cli.output).toContain("time.now");
   });
 
   it("/api/tools/invoke runs an MCP tool by <server>.<tool>, and refuses one outside allowTools", async () => {

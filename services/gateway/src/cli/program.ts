@@ -10,6 +10,7 @@ import { registerRunCommands } from "./commands/runs.js";
 import { registerSendCommands } from "./commands/send.js";
 import { registerSessionCommands } from "./commands/sessions.js";
 import { registerStartCommand } from "./commands/start.js";
+import { registerToolCommands } from "./commands/tools.js";
 import { type CliIo, outputFor } from "./context.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { examples } from "./help.js";
@@ -38,6 +39,7 @@ export function buildProgram(io: CliIo): Command {
   registerAgentCommands(program, io);
   registerRunCommands(program, io);
   registerModelCommands(program, io);
+  registerToolCommands(program, io);
   registerSessionCommands(program, io);
   registerSendCommands(program, io);
   registerChannelCommands(program, io);
