@@ -23,6 +23,7 @@ import { channelPairingMethods } from "../methods/channel-pairing.js";
 import { deliveryMethods } from "../methods/delivery.js";
 import { deviceMethods } from "../methods/devices.js";
 import { operatorMethods } from "../methods/operator.js";
+import { toolMethods } from "../methods/tools.js";
 import { pairingMethods } from "../methods/pairing.js";
 import { sessionMethods } from "../methods/sessions.js";
 import { buildAsyncApi } from "./asyncapi.js";
@@ -74,6 +75,7 @@ async function registeredMethods() {
     ...pairingMethods(devices),
     ...deviceMethods(devices),
     ...channelPairingMethods(busDeps),
+    ...toolMethods(busDeps),
     ...operatorMethods({
       ...busDeps,
       registry: new RunRegistry(store),
