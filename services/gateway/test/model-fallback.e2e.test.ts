@@ -25,6 +25,7 @@ describe.each(MODES)("model fallback chains (%s)", (mode) => {
     for (const name of FAKES) fakes[name] = await startFakeModelServer();
     gw = await startGateway(mode, {
       runners: 2,
+      health: true,
       agents: [
         { id: "main", name: "Main", model: "builtin/echo" },
         { id: "chain", name: "Chain", model: ["p1/m1", "p2/m2", "p3/m3"] },
@@ -93,6 +94,23 @@ describe.each(MODES)("model fallback chains (%s)", (mode) => {
     }
     expect(assistantText(events)).toBe("You said: hello chain");
     expect([fakes.p1.requests.length, fakes.p2.requests.length, fakes.p3.requests.length]).toEqual([1, 1, 1]);
+  });
+
+  it("counts model calls by provider, key and outcome, and cooldowns, in the runners' metrics", async () => {
+    const scrape = async (port: number) => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const runners = gw.ops.filter((o) => o.name === "gateway" || o.name.startsWith("agent-runner"));
+    const text = (await Promise.all(runners.map((o) => scrape(o.metricsPort)))).join("\n");
+    const total = (name: string, labels: Record<string, string>) =>
+      text
+        .split("\n")
+        .filter((line) => line.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+    expect(total("gw_model_requests_total", { provider: "p1", outcome: "rate_limit" })).toBe(1);
+    expect(total("gw_model_requests_total", { provider: "p2", outcome: "timeout" })).toBe(1);
+    expect(total("gw_model_requests_total", { provider: "p3", outcome: "ok" })).toBe(1);
+    expect(total("gw_model_cooldowns_total", { provider: "p1" })).toBe(1);
+    expect(total("gw_model_call_duration_seconds_count", { provider: "p3", outcome: "ok" })).toBe(1);
+    expect(text).not.toContain("sk-p1");
   });
 
   it("skips the cooling provider without calling it on the next run, on whichever runner (distributed: the other one)", async () => {

@@ -3,15 +3,15 @@ import type { ModelChunk, ModelProvider, ModelRequest } from "./model-provider.j
 
 /** The model-call metrics, shared by every provider's decorator. */
 export interface ModelMetrics {
-  observe(provider: string, outcome: "ok" | "error" | "aborted", seconds: number): void;
+  observe(provider: string, key: string, outcome: "ok" | "error" | "aborted", seconds: number): void;
   tokens(provider: string, kind: "input" | "output", count: number): void;
 }
 
 export function modelMetrics(metrics: Metrics): ModelMetrics {
   const duration = metrics.histogram({
     name: "gw_model_call_duration_seconds",
-    help: "Time of one call to one provider and key (each attempt of a fallback chain on its own), by provider and outcome.",
-    labelNames: ["provider", "outcome"] as const,
+    help: "Time of one call to one provider and key (each attempt of a fallback chain on its own), by provider, key id and outcome.",
+    labelNames: ["provider", "key", "outcome"] as const,
     buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
   });
   const tokens = metrics.counter({
@@ -20,7 +20,7 @@ export function modelMetrics(metrics: Metrics): ModelMetrics {
     labelNames: ["provider", "kind"] as const,
   });
   return {
-    observe: (provider, outcome, seconds) => duration.observe({ provider, outcome }, seconds),
+    observe: (provider, key, outcome, seconds) => duration.observe({ provider, key, outcome }, seconds),
     tokens: (provider, kind, count) => tokens.inc({ provider, kind }, count),
   };
 }
@@ -31,6 +31,8 @@ export class MeteredProvider implements ModelProvider {
     private readonly inner: ModelProvider,
     private readonly name: string,
     private readonly metrics: ModelMetrics,
+    /** The API key's id ("-": keyless). */
+    private readonly key = "-",
   ) {}
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
@@ -51,7 +53,7 @@ export class MeteredProvider implements ModelProvider {
     } finally {
       // A consumer that stops reading early (return()) ends here too: the call is over.
       if (outcome === "error" && signal.aborted) outcome = "aborted";
-      this.metrics.observe(this.name, outcome, (performance.now() - started) / 1000);
+      this.metrics.observe(this.name, this.key, outcome, (performance.now() - started) / 1000);
     }
   }
 }

@@ -87,7 +87,7 @@ export class ProviderRegistry {
       slots.push({ id });
       // Traced outermost: a call's span covers what the run waited for it.
       const inner = adapter(key);
-      const metered = this.opts.metrics === undefined ? inner : new MeteredProvider(inner, name, this.opts.metrics);
+      const metered = this.opts.metrics === undefined ? inner : new MeteredProvider(inner, name, this.opts.metrics, id);
       this.deployments.set(`${name} ${id}`, new TracedProvider(metered, name));
     }
     this.keys.set(name, slots);
