@@ -1,20 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { Bus, Subjects } from "@gw/bus";
-import {
-  type AgentParams,
-  GatewayError,
-  isFinal,
-  RunAbort,
-  type RunHistoryMessage,
-  type RunRecord,
-  type RunRequest,
-} from "@gw/contracts";
+import { type AgentParams, GatewayError, isFinal, RunAbort, type RunHistoryMessage, type RunRecord, type RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import type { RunQueue, RunRegistry } from "@gw/runs";
+import { endOverdueRun, endRun, queuedRecord, type RunQueue, type RunRegistry, runRequest, type RunWaitTimings } from "@gw/runs";
 import type { RunEventRouter, RunFollower } from "../events/run-event-router.js";
-import { endRun } from "./end-run.js";
-import type { RunWaitTimings } from "./run-wait.js";
-import { RunWaiting, type RunWaitingDeps } from "./run-waiting.js";
+import { RoutedWait, type RoutedWaitDeps } from "./routed-wait.js";
 
 export interface RunClientDeps {
   bus: Bus;
@@ -51,11 +40,11 @@ export interface StartRun extends AgentParams {
 
 /**
  * The edge's side of runs: register and dispatch, wait, abort. Whoever waits also watches the
- * owner's heartbeat (runner-death.ts), so a runner that dies mid-run ends the run with a
+ * owner's heartbeat (@gw/runs' runner-death detector), so a runner that dies mid-run ends the run with a
  * lifecycle `error` within the heartbeat TTL plus one poll (docs/decisions.md).
  */
 export class RunClient {
-  private readonly waiting: RunWaitingDeps;
+  private readonly waiting: RoutedWaitDeps;
   /** Every wait in progress, by the function that cuts it off (stopWaiting). */
   private readonly cutoffs = new Set<() => void>();
 
@@ -70,7 +59,7 @@ export class RunClient {
     // The run's events come on this edge's own run subject, subscribed since start-up
     // (RunEventRouter): following it costs nothing on the bus, and this edge hears every event
     // of the run, so the registry is read only if events stop (the runner-death check).
-    const waiting = RunWaiting.followNow(this.waiting, record.runId, follower, {
+    const waiting = RoutedWait.followNow(this.waiting, record.runId, follower, {
       startedBy: this.deps.edgeId,
       sessionKey: record.sessionKey,
       checkFirst: false,
@@ -127,7 +116,7 @@ export class RunClient {
     guard?.(record);
     if (isFinal(record.state)) return record;
     // The run may end between the read above and the subscription: the wait checks at once.
-    const waiting = await RunWaiting.follow(this.waiting, runId, follower, {
+    const waiting = await RoutedWait.follow(this.waiting, runId, follower, {
       startedBy: record.edgeId,
       sessionKey: record.sessionKey,
       checkFirst: true,
@@ -152,52 +141,20 @@ export class RunClient {
   }
 
   private newRun(params: StartRun): { record: RunRecord; request: RunRequest } {
-    const runId = params.runId ?? randomUUID();
-    const now = Date.now();
-    const nonce = randomUUID();
-    const record: RunRecord = {
-      runId,
-      nonce,
-      sessionKey: params.sessionKey,
-      agentId: params.agentId ?? "",
-      state: "queued",
+    const request = runRequest({
+      ...params,
       edgeId: this.deps.edgeId,
-      createdAt: now,
-      updatedAt: now,
-    };
-    const request: RunRequest = {
-      runId,
-      sessionKey: params.sessionKey,
-      agentId: params.agentId ?? "",
-      message: params.message,
-      model: params.model ?? "",
-      thinking: params.thinking ?? "",
-      extraSystemPrompt: params.extraSystemPrompt ?? "",
-      // The request carries whole seconds: a fraction rounds up, so the run never gets less than asked.
-      timeoutSeconds: Math.ceil(params.timeoutSeconds ?? 0),
-      deliver: params.deliver ?? false,
-      messageChannel: params.messageChannel ?? "",
-      to: params.to ?? "",
-      sender: params.sender ?? "",
-      edgeId: this.deps.edgeId,
-      acceptedAt: now,
       ephemeral: params.ephemeralHistory !== undefined,
-      history: params.ephemeralHistory ?? [],
-      nonce,
-      clientTools: params.openai?.clientTools ?? [],
-      toolChoice: params.openai?.toolChoice,
-      sampling: params.openai?.sampling,
-      toolCallTurn: params.openai?.toolCallTurn,
-      toolResults: params.openai?.toolResults ?? [],
-    };
-    return { record, request };
+      history: params.ephemeralHistory,
+      ...params.openai,
+    });
+    return { record: queuedRecord(request), request };
   }
 
   /** Nobody finished the run in time: end it, unless it ended meanwhile. */
   private async timeOut(runId: string): Promise<RunRecord> {
-    const record = await this.deps.registry.get(runId);
+    const record = await endOverdueRun(this.deps, runId);
     if (record === null) throw new GatewayError("TIMEOUT", `run ${runId} did not finish in time`);
-    if (isFinal(record.state)) return record;
-    return endRun(this.deps, record, "TIMEOUT", "no runner finished the run in time");
+    return record;
   }
 }

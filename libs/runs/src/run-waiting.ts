@@ -1,47 +1,44 @@
-import { GatewayError, type RunRecord } from "@gw/contracts";
+import { type AgentEventPayload, GatewayError, type RunRecord } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import type { RunEventRouter, RunFollower } from "../events/run-event-router.js";
 import { type EndRunDeps, endRun } from "./end-run.js";
 import { RunWait, type RunWaitTimings, type WaitEffect, type WaitInput } from "./run-wait.js";
 import { inspectRun } from "./runner-death.js";
 
 export interface RunWaitingDeps extends EndRunDeps {
-  router: RunEventRouter;
   logger: Logger;
   timings: RunWaitTimings;
 }
 
-export interface FollowOptions {
-  /** The edge that started the run: this edge's own runs need no subscription of their own. */
-  startedBy: string;
-  /** The run's session, when known (a session subscription on this edge already brings its events). */
-  sessionKey?: string;
-  /** Check the registry as soon as the wait starts (agent.wait: the run may be over already). */
-  checkFirst: boolean;
+/** Where a waiting's run events go; its caller owns the subscription that brings them. */
+export interface RunWaitListener {
+  /** Each event, once the run is admitted; `final` is the run's record, with its terminal event. */
+  deliver?: (payload: AgentEventPayload, final: RunRecord | undefined) => void;
+  /** The events that arrived before admission, in order, as it is admitted. */
+  replay?: (payloads: AgentEventPayload[]) => void;
 }
 
 /**
- * One wait on one run: binds a RunWait (the state machine) to the run's events, a timer and
- * the registry. Make it with `follow` (or `followNow`), `admit()` it once the runId is known to
- * be the caller's, await `result()`, and always `close()` it.
+ * The driver of one wait on one run: carries out what the RunWait machine (run-wait.ts) returns
+ * (the registry read of the runner-death detector, ending a run whose runner died, a timer)
+ * and feeds it the answers. Its caller subscribes to the run's events and hands each to
+ * `event`, `admit`s the run once the runId is known to be its own, awaits `result()`, and
+ * always `close()`s it.
  */
 export class RunWaiting {
   private readonly wait: RunWait;
-  private readonly routed: RunFollower;
-  private unfollow: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly settled: Promise<RunRecord | null>;
   private resolve!: (result: RunRecord | null) => void;
   private reject!: (err: unknown) => void;
 
-  private constructor(
+  constructor(
     private readonly deps: RunWaitingDeps,
     private readonly runId: string,
-    private readonly follower: RunFollower,
-    opts: FollowOptions,
+    /** Check the registry as soon as the wait starts: the run may have ended before it was followed. */
+    opts: { checkFirst: boolean },
+    private readonly listener: RunWaitListener = {},
   ) {
     this.wait = new RunWait(deps.timings, Date.now(), opts.checkFirst);
-    this.routed = { onEvent: (payload, final) => this.feed({ type: "event", payload, final, at: Date.now() }) };
     this.settled = new Promise((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
@@ -50,26 +47,13 @@ export class RunWaiting {
     this.settled.catch(() => undefined);
   }
 
-  /**
-   * Subscribed with nothing awaited, so a message the caller sends in the same turn (the
-   * dispatch) joins the subscription in one write to the bus.
-   */
-  static followNow(deps: RunWaitingDeps, runId: string, follower: RunFollower, opts: FollowOptions): RunWaiting {
-    const waiting = new RunWaiting(deps, runId, follower, opts);
-    waiting.unfollow = deps.router.followNow(runId, waiting.routed, { startedBy: opts.startedBy, sessionKey: opts.sessionKey });
-    return waiting;
+  /** One of the run's events, as it arrives. */
+  event(payload: AgentEventPayload, final: RunRecord | undefined): void {
+    this.feed({ type: "event", payload, final, at: Date.now() });
   }
 
-  /** Subscribed and flushed: nothing published from now on is missed. */
-  static async follow(deps: RunWaitingDeps, runId: string, follower: RunFollower, opts: FollowOptions): Promise<RunWaiting> {
-    const waiting = new RunWaiting(deps, runId, follower, opts);
-    waiting.unfollow = await deps.router.follow(runId, waiting.routed, { startedBy: opts.startedBy, sessionKey: opts.sessionKey });
-    return waiting;
-  }
-
-  /** The runId is the caller's: its socket hears the run's events from now on. */
+  /** The runId is the caller's: its events are delivered from now on. */
   admit(): void {
-    this.routed.targetId = this.follower.targetId;
     this.feed({ type: "admitted", at: Date.now() });
   }
 
@@ -78,7 +62,10 @@ export class RunWaiting {
     this.feed({ type: "dispatch-failed", final });
   }
 
-  /** The run's final record, or null when `timeoutMs` passes first. */
+  /**
+   * The run's final record, or null when `timeoutMs` passes first; NOT_FOUND when the registry
+   * no longer knows the run.
+   */
   result(timeoutMs: number): Promise<RunRecord | null> {
     const at = Date.now();
     this.feed({ type: "start", at, deadline: at + timeoutMs });
@@ -88,10 +75,6 @@ export class RunWaiting {
   close(): void {
     clearTimeout(this.timer);
     this.wait.step({ type: "abandon" });
-    const unfollow = this.unfollow;
-    this.unfollow = undefined;
-    // The answer goes out first: unsubscribing is a bus write the caller need not wait for.
-    if (unfollow) setImmediate(unfollow);
   }
 
   private feed(input: WaitInput): void {
@@ -101,10 +84,10 @@ export class RunWaiting {
   private apply(effect: WaitEffect): void {
     switch (effect.type) {
       case "deliver":
-        this.follower.onEvent?.(effect.payload, effect.final);
+        this.listener.deliver?.(effect.payload, effect.final);
         return;
       case "replay":
-        this.deps.router.replay(this.runId, this.routed, effect.payloads);
+        this.listener.replay?.(effect.payloads);
         return;
       case "check":
         inspectRun(this.deps.registry, this.runId).then(

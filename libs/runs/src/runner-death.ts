@@ -1,5 +1,5 @@
 import { isFinal, type RunRecord } from "@gw/contracts";
-import type { RunRegistry } from "@gw/runs";
+import type { RunRegistry } from "./run-registry.js";
 
 /** What the registry says of a run that someone is waiting on. */
 export type RunVerdict =

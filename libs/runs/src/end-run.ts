@@ -1,6 +1,7 @@
 import type { Bus, Subjects } from "@gw/bus";
-import type { RunRecord } from "@gw/contracts";
-import { publishRunEnd, type RunRegistry } from "@gw/runs";
+import { isFinal, type RunRecord } from "@gw/contracts";
+import { publishRunEnd } from "./agent-events.js";
+import type { RunRegistry } from "./run-registry.js";
 
 export interface EndRunDeps {
   bus: Bus;
@@ -24,4 +25,14 @@ export async function endRun(
   const final = await deps.registry.finish(record, { error: { code, message } });
   publishRunEnd(deps.bus, deps.subjects, final, code, message);
   return final;
+}
+
+/**
+ * The wait for a run ran out: end it with TIMEOUT (nobody finished it in time), unless it ended
+ * meanwhile. Null when the registry no longer knows the run; the caller says what that means.
+ */
+export async function endOverdueRun(deps: EndRunDeps, runId: string): Promise<RunRecord | null> {
+  const record = await deps.registry.get(runId);
+  if (record === null || isFinal(record.state)) return record;
+  return endRun(deps, record, "TIMEOUT", "no runner finished the run in time");
 }

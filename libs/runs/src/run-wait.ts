@@ -1,5 +1,5 @@
 import type { AgentEventPayload, RunRecord } from "@gw/contracts";
-import { isTerminalEvent } from "@gw/runs";
+import { isTerminalEvent } from "./agent-events.js";
 import type { RunVerdict } from "./runner-death.js";
 
 /**

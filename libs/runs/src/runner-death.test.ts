@@ -1,5 +1,5 @@
 import type { RunRecord } from "@gw/contracts";
-import { RunRegistry } from "@gw/runs";
+import { RunRegistry } from "./run-registry.js";
 import { createMemoryFastStore } from "@gw/store";
 import { describe, expect, it } from "vitest";
 import { inspectRun } from "./runner-death.js";
