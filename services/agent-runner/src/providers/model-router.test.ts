@@ -159,3 +159,16 @@ describe("a FastStore that fails", () => {
     expect(errors.map((e) => (e as Error).message)).toEqual(["store down", "store down"]);
   });
 });
+
+describe("a FastStore that does not answer", () => {
+  it("is given up after a bound: the call goes on without cooldowns", async () => {
+    const stalled = createMemoryFastStore();
+    stalled.values.getMany = () => new Promise(() => undefined);
+    const errors: unknown[] = [];
+    const registry = new ProviderRegistry(models(), { retry: NO_WAIT, fastStore: stalled, onStoreError: (err) => errors.push(err) });
+    const { provider, route } = registry.resolve("one/m1,two/m2");
+    expect(await drain(provider.stream(request("store stalled"), new AbortController().signal))).toEqual({ text: "You said: store stalled" });
+    expect(route.answered).toBe("one/m1");
+    expect(String(errors[0])).toContain("no answer from the FastStore");
+  });
+});

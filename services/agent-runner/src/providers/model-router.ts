@@ -14,6 +14,19 @@ import {
   weightedOrder,
 } from "./route-plan.js";
 
+/** A cooldown read or write slower than this is given up: a model call never waits long on the store. */
+const STORE_TIMEOUT_MS = 500;
+
+/** `work`, or a rejection after `ms`; a late failure of `work` is then observed and dropped. */
+function bounded<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`model cooldowns: no answer from the FastStore within ${ms} ms`)), ms);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 /** A model call that failed and was passed on to the next candidate. */
 export interface Fallback {
   /** `<provider>/<model>` that failed. */
@@ -101,7 +114,7 @@ export class ModelRouter implements ModelProvider {
     const providers = new Map<string, string[]>();
     for (const c of all) providers.set(c.provider, [...(providers.get(c.provider) ?? []), c.key.id]);
     try {
-      return await this.deps.cooldowns.read(providers);
+      return await bounded(this.deps.cooldowns.read(providers), STORE_TIMEOUT_MS);
     } catch (err) {
       this.deps.onStoreError(err);
       return NO_COOLDOWNS;
@@ -111,9 +124,9 @@ export class ModelRouter implements ModelProvider {
   private async cool(c: Candidate, cls: Exclude<FailureClass, "fatal">, err: unknown): Promise<void> {
     try {
       if (cls === "rate_limit") {
-        const ms = await this.deps.cooldowns.rateLimited(c.provider, c.key.id, retryAfterOf(err));
+        const ms = await bounded(this.deps.cooldowns.rateLimited(c.provider, c.key.id, retryAfterOf(err)), STORE_TIMEOUT_MS);
         if (ms > 0) this.deps.metrics?.cooled(c.provider, c.key.id);
-      } else if ((await this.deps.cooldowns.providerFailed(c.provider)) > 0) {
+      } else if ((await bounded(this.deps.cooldowns.providerFailed(c.provider), STORE_TIMEOUT_MS)) > 0) {
         this.deps.metrics?.cooled(c.provider, "*");
       }
     } catch (storeErr) {
