@@ -17,3 +17,16 @@ export { type ChannelConfig, type ChannelsConfig, channelEntries } from "./schem
 export type { HookMapping, HooksConfig } from "./schema-hooks.js";
 export { BUILTIN_PROVIDER, providerKeys } from "./schema-models.js";
 export { collectSecrets, maskSecrets, SECRET_MASK } from "./secrets.js";
+export {
+  type BindingMatch,
+  type BindingProblem,
+  type BindingRule,
+  bindingFor,
+  levelName,
+  matches,
+  overlappingBindings,
+  type RouteTarget,
+  specificityOf,
+  unreachableBindings,
+} from "./binding-match.js";
+export type { Binding } from "./schema-bindings.js";

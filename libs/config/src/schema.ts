@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { splitModelChain } from "./model-ref.js";
 import { AgentsSectionSchema } from "./schema-agents.js";
+import { type Binding, BindingsSectionSchema } from "./schema-bindings.js";
 import { ChannelsSectionSchema } from "./schema-channels.js";
 import { DeliverySectionSchema } from "./schema-delivery.js";
 import { GatewaySectionSchema } from "./schema-gateway.js";
@@ -24,6 +25,7 @@ export const GatewayConfigSchema = z
     runner: RunnerSectionSchema,
     sessions: SessionsSectionSchema,
     channels: ChannelsSectionSchema,
+    bindings: BindingsSectionSchema,
     delivery: DeliverySectionSchema,
     nats: NatsSectionSchema,
     redis: RedisSectionSchema,
@@ -61,6 +63,11 @@ export const GatewayConfigSchema = z
       });
     }
     const agentIds = new Set(config.agents.list.map((agent) => agent.id));
+    config.bindings.forEach((binding, i) => {
+      for (const { key, message } of bindingReferenceIssues(binding, config.channels, agentIds)) {
+        ctx.addIssue({ code: "custom", path: ["bindings", i, ...key], message });
+      }
+    });
     config.hooks.mappings.forEach(({ action }, i) => {
       if (action.agentId !== undefined && !agentIds.has(action.agentId)) {
         ctx.addIssue({
@@ -78,6 +85,25 @@ export const GatewayConfigSchema = z
       }
     });
   });
+
+/** What a binding names that the rest of the config must have: its channel, account and agent. */
+function bindingReferenceIssues(binding: Binding, channels: Record<string, unknown>, agentIds: ReadonlySet<string>) {
+  const issues: Array<{ key: string[]; message: string }> = [];
+  if (!agentIds.has(binding.agentId)) issues.push({ key: ["agentId"], message: `"${binding.agentId}" is not an agent in agents.list` });
+  const { channel, accountId } = binding.match;
+  const entry = channel !== "default" && Object.hasOwn(channels, channel) ? channels[channel] : undefined;
+  if (entry === undefined) {
+    issues.push({ key: ["match", "channel"], message: `"${channel}" is not a configured channel` });
+    return issues;
+  }
+  // A channel without `accounts` has one, named "default" (libs/channels DEFAULT_ACCOUNT_ID).
+  const accounts = (entry as { accounts?: unknown }).accounts;
+  const ids = accounts !== null && typeof accounts === "object" ? Object.keys(accounts) : ["default"];
+  if (accountId !== undefined && !ids.includes(accountId)) {
+    issues.push({ key: ["match", "accountId"], message: `channel "${channel}" has no account "${accountId}" (accounts: ${ids.join(", ")})` });
+  }
+  return issues;
+}
 
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 /** What a config file may contain (keys with defaults are optional). */

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { unreachableBindings } from "./binding-match.js";
+
+const Id = z.string().trim().min(1, "must not be empty").max(256);
+
+const BindingMatchSchema = z.strictObject({
+  channel: Id,
+  accountId: Id.optional(),
+  peer: Id.optional(),
+  group: Id.optional(),
+  thread: Id.optional(),
+});
+
+/**
+ * One routing rule: messages matching `match` go to `agentId`, under `dmPolicy` when given
+ * (instead of the account's). `queue` is not accepted yet (docs/decisions.md).
+ */
+const BindingSchema = z.strictObject({
+  match: BindingMatchSchema,
+  agentId: Id,
+  dmPolicy: z.enum(["pairing", "allowlist", "open", "disabled"]).optional(),
+});
+export type Binding = z.output<typeof BindingSchema>;
+
+/**
+ * Which agent answers which chats (issue 26 §2). References to channels, accounts and agents are
+ * checked in schema.ts; here, bindings that can never answer.
+ */
+export const BindingsSectionSchema = z
+  .array(BindingSchema)
+  .max(1000)
+  .default([])
+  .superRefine((bindings, ctx) => {
+    for (const { index, message } of unreachableBindings(bindings)) ctx.addIssue({ code: "custom", path: [index], message });
+  });
