@@ -4,7 +4,11 @@
 //    outbound channel traffic reaches the delivery service over the bus;
 //  - production code reaches another workspace only through its package entry (`@gw/<name>`),
 //    never through a deep path or a relative path into the other workspace's folder;
-//  - production code never imports test tooling.
+//  - production code never imports test tooling;
+//  - production code outside libs/runs starts, waits for and ends runs with the one run lifecycle
+//    of @gw/runs (issue 27): it never imports the pieces a copy of it is made of (publishing a
+//    run's end, the wait's machine, the runner-death detector); only a runner publishes the
+//    terminal event of a run it ran.
 // Test code (*.test.ts, *.contract.ts and their contract-helpers.ts, test/ folders) may share fixtures across workspaces but
 // obeys the first two.
 import { readdirSync, readFileSync } from "node:fs";
@@ -14,6 +18,14 @@ import { fileURLToPath } from "node:url";
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const TEST_ONLY = [/^@gw\/testing(\/|$)/, /^testcontainers(\/|$)/, /^@testcontainers\//, /^vitest(\/|$)/, /^fast-check(\/|$)/];
 const CHANNEL_PLUGINS = "services/delivery/src/channels/";
+/** @gw/runs names that only the run lifecycle in libs/runs uses, each with who else may. */
+const RUN_LIFECYCLE_PARTS = new Map([
+  ["publishRunEnd", []],
+  ["RunWait", []],
+  ["inspectRun", []],
+  ["terminalMessages", ["services/agent-runner"]],
+  ["finalRecordMessage", ["services/agent-runner"]],
+]);
 
 /** `@gw/<name>` -> `libs/<dir>` or `services/<dir>`, from the workspaces' package.json files. */
 function workspacePackages(root) {
@@ -61,6 +73,16 @@ function target(specifier, fromFile, packages, root) {
   return { external: specifier };
 }
 
+/** The names an import from @gw/runs takes that only the run lifecycle may use. */
+function reportRunLifecycleParts(context, node, workspace) {
+  for (const spec of node.specifiers ?? []) {
+    const name = spec.type === "ImportSpecifier" ? (spec.imported.name ?? spec.imported.value) : spec.type === "ExportSpecifier" ? spec.local.name : undefined;
+    const allowedIn = RUN_LIFECYCLE_PARTS.get(name);
+    if (allowedIn === undefined || allowedIn.includes(workspace)) continue;
+    context.report({ node: spec, messageId: "runLifecycle", data: { name, workspace } });
+  }
+}
+
 export function createImportBoundariesRule(root = REPO_ROOT) {
   let packages;
   return {
@@ -73,6 +95,8 @@ export function createImportBoundariesRule(root = REPO_ROOT) {
         edgeImportsChannel: "the edge must not import a channel plugin ({{target}}): channel traffic goes to the delivery service over the bus",
         internals: "import {{entry}} (its package entry), not its internals ({{target}})",
         testTooling: "production code must not import test tooling ({{target}})",
+        runLifecycle:
+          "{{name}} is how @gw/runs runs the run lifecycle, not for {{workspace}}: start, wait for and end runs with its runRequest, registerRun, RunWaiting and endRun",
       },
     },
     create(context) {
@@ -93,6 +117,7 @@ export function createImportBoundariesRule(root = REPO_ROOT) {
           return;
         }
         if (to.workspace === from.workspace) return;
+        if (production && to.workspace === "libs/runs") reportRunLifecycleParts(context, node, from.workspace);
         if (production && to.workspace === "libs/testing") return report("testTooling");
         if (from.workspace === "services/edge" && `${to.repoPath}/`.startsWith(CHANNEL_PLUGINS)) return report("edgeImportsChannel");
         if (from.workspace.startsWith("libs/") && to.workspace.startsWith("services/")) return report("libImportsService");

@@ -2,8 +2,15 @@ import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
 
 const repoRoot = new URL("../..", import.meta.url).pathname;
-// The repository's own eslint.config.js, as `npm test` runs it.
-const eslint = new ESLint({ cwd: repoRoot });
+// The repository's own eslint.config.js, as `npm test` runs it, without its type-aware rules:
+// the fixtures below are no files of any tsconfig project, and the boundaries need no types.
+const eslint = new ESLint({
+  cwd: repoRoot,
+  overrideConfig: {
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: { "@typescript-eslint/no-floating-promises": "off", "@typescript-eslint/no-misused-promises": "off" },
+  },
+});
 
 /** The import-boundary messages for `code` linted as if it lived at `file`. */
 async function boundaryErrors(file: string, code: string): Promise<string[]> {
@@ -49,6 +56,22 @@ describe("gw/import-boundaries, as configured in eslint.config.js", () => {
     ]);
   });
 
+  it("refuses production code outside libs/runs importing the pieces of the run lifecycle, which it may only use whole", async () => {
+    const why = (name: string, workspace: string) =>
+      `${name} is how @gw/runs runs the run lifecycle, not for ${workspace}: start, wait for and end runs with its runRequest, registerRun, RunWaiting and endRun`;
+    expect(await boundaryErrors("services/delivery/src/fixture.ts", 'import { endRun, publishRunEnd, type RunRegistry } from "@gw/runs";\nexport { endRun, publishRunEnd, type RunRegistry };\n')).toEqual([
+      why("publishRunEnd", "services/delivery"),
+    ]);
+    expect(await boundaryErrors("services/hooks/src/fixture.ts", 'export { inspectRun, RunWait, terminalMessages } from "@gw/runs";\n')).toEqual([
+      why("inspectRun", "services/hooks"),
+      why("RunWait", "services/hooks"),
+      why("terminalMessages", "services/hooks"),
+    ]);
+    expect(await boundaryErrors("services/edge/src/fixture.ts", 'import { finalRecordMessage } from "@gw/runs";\nexport { finalRecordMessage };\n')).toEqual([
+      why("finalRecordMessage", "services/edge"),
+    ]);
+  });
+
   it("allows package entries, a workspace's own files, a service's own channel plugins and shared test fixtures", async () => {
     const allowed: Array<[string, string]> = [
       ["services/gateway/src/fixture.ts", 'import { startEdge } from "@gw/edge";\nexport { startEdge };\n'],
@@ -58,6 +81,11 @@ describe("gw/import-boundaries, as configured in eslint.config.js", () => {
       ["libs/store/src/fixture.contract.ts", 'import { startRedis } from "@gw/testing";\nexport { startRedis };\n'],
       ["services/gateway/test/fixture.ts", 'import { fuzzFrame } from "../../edge/test/fuzz-frames.js";\nexport { fuzzFrame };\n'],
       ["libs/host/src/fixture.ts", 'import { createSubjects } from "@gw/bus";\nexport { createSubjects };\n'],
+      // A runner publishes the end of the runs it ran; tests fake runners; libs/runs is the lifecycle.
+      ["services/agent-runner/src/fixture.ts", 'import { terminalMessages } from "@gw/runs";\nexport { terminalMessages };\n'],
+      ["services/edge/src/fixture.test.ts", 'import { terminalMessages } from "@gw/runs";\nexport { terminalMessages };\n'],
+      ["libs/runs/src/fixture.ts", 'import { publishRunEnd } from "./agent-events.js";\nexport { publishRunEnd };\n'],
+      ["services/delivery/src/fixture.ts", 'import { endRun, RunWaiting, runRequest } from "@gw/runs";\nexport { endRun, RunWaiting, runRequest };\n'],
     ];
     for (const [file, code] of allowed) expect(await boundaryErrors(file, code), file).toEqual([]);
   });

@@ -5,7 +5,6 @@ export {
   finalRecordMessage,
   finalRecordOf,
   isTerminalEvent,
-  publishRunEnd,
   type RunAddress,
   runEventPart,
   type RunMessage,

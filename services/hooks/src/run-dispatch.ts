@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { Bus, Subjects } from "@gw/bus";
-import { GatewayError, isGatewayError, type RunRecord, type RunRequest } from "@gw/contracts";
-import { publishRunEnd, type RunQueue, type RunRegistry } from "@gw/runs";
+import { GatewayError, type RunRecord, type RunRequest } from "@gw/contracts";
+import { endRun, queuedRecord, registerRun, type RunQueue, type RunRegistry, runRequest } from "@gw/runs";
 
 /** The name hook runs are started under (RunRequest.edgeId): their events go out on run.hooks.<runId>.events. */
 export const HOOKS_ORIGIN = "hooks";
@@ -49,32 +48,24 @@ export type DispatchOutcome = "dispatched" | "already";
 export class RunDispatcher {
   constructor(private readonly deps: RunDispatchDeps) {}
 
+  /** Hooks carry a message, never an OpenAI client's tools or tool turns. */
   plan(plan: RunPlan): RunRequest {
-    return {
-      runId: plan.runId ?? randomUUID(),
+    return runRequest({
+      runId: plan.runId,
       sessionKey: plan.sessionKey,
-      agentId: plan.agentId ?? "",
+      agentId: plan.agentId,
       message: plan.message,
-      model: plan.model ?? "",
-      thinking: plan.thinking ?? "",
-      extraSystemPrompt: plan.extraSystemPrompt ?? "",
-      timeoutSeconds: plan.timeoutSeconds ?? 0,
+      model: plan.model,
+      thinking: plan.thinking,
+      extraSystemPrompt: plan.extraSystemPrompt,
+      timeoutSeconds: plan.timeoutSeconds,
       deliver: plan.deliver,
-      messageChannel: plan.channel ?? "",
-      to: plan.to ?? "",
+      messageChannel: plan.channel,
+      to: plan.to,
       sender: plan.sender,
       edgeId: HOOKS_ORIGIN,
-      acceptedAt: Date.now(),
-      ephemeral: false,
-      history: [],
-      nonce: plan.nonce ?? randomUUID(),
-      // Hooks carry a message, never an OpenAI client's tools or tool turns.
-      clientTools: [],
-      toolChoice: undefined,
-      sampling: undefined,
-      toolCallTurn: undefined,
-      toolResults: [],
-    };
+      nonce: plan.nonce,
+    });
   }
 
   /**
@@ -83,22 +74,13 @@ export class RunDispatcher {
    * record stays queued so the same request can be dispatched again later.
    */
   async dispatch(request: RunRequest, opts: { endOnFailure: boolean }): Promise<DispatchOutcome> {
-    const now = Date.now();
-    const record: RunRecord = {
-      runId: request.runId,
-      nonce: request.nonce,
-      sessionKey: request.sessionKey,
-      agentId: request.agentId,
-      state: "queued",
-      edgeId: HOOKS_ORIGIN,
-      createdAt: now,
-      updatedAt: now,
-    };
+    const record = queuedRecord(request, Date.now());
     if (!(await this.register(record))) return "already";
     try {
       await this.deps.queue.submit(request);
     } catch (err) {
-      if (opts.endOnFailure) await this.end(record, "the run could not be queued for a runner").catch(() => undefined);
+      // As the edge ends a run no runner will take: the error recorded, and the lifecycle event anyone following hears.
+      if (opts.endOnFailure) await endRun(this.deps, record, "UNAVAILABLE", "the run could not be queued for a runner").catch(() => undefined);
       throw err;
     }
     return "dispatched";
@@ -106,23 +88,12 @@ export class RunDispatcher {
 
   /** True when the record is ours and still queued (new, or a repeat of an earlier dispatch). */
   private async register(record: RunRecord): Promise<boolean> {
-    try {
-      await this.deps.registry.create(record);
-      return true;
-    } catch (err) {
-      if (!isGatewayError(err) || err.code !== "CONFLICT") throw err;
-    }
-    const existing = await this.deps.registry.get(record.runId);
+    const registration = await registerRun(this.deps.registry, record);
+    if (registration.registered) return true;
+    const existing = registration.existing;
     if (existing === null || existing.nonce !== record.nonce) {
       throw new GatewayError("CONFLICT", `runId ${record.runId} belongs to another run`);
     }
     return existing.state === "queued";
-  }
-
-  /** As the edge ends a run no runner will take: the error recorded, and the lifecycle event anyone following hears. */
-  private async end(record: RunRecord, message: string): Promise<void> {
-    const error = { code: "UNAVAILABLE" as const, message };
-    const final = await this.deps.registry.finish(record, { error });
-    publishRunEnd(this.deps.bus, this.deps.subjects, final, error.code, message);
   }
 }
