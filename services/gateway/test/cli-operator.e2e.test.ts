@@ -41,6 +41,8 @@ describe.each(MODES)("gateway CLI against a gateway (%s)", { timeout: 180_000 },
     const agents = await cliJson<{ agents: Array<{ id: string }>; defaultAgentId: string }>(["agents", "list"], env);
     expect(agents.agents.map((a) => a.id)).toEqual(["main", "oa"]);
     expect((await runCli(["agents", "list"], env)).stdout).toMatch(/^ID\s+NAME\s+MODEL\s+DEFAULT/);
+    expect(await cliJson(["agents", "show", "oa"], env)).toMatchObject({ id: "oa", name: "OpenAI agent" });
+    expect((await runCli(["agents", "show"], env)).stdout).toMatch(/^Main \(main\)\nEcho\n$/);
   });
 
   it("agent streams the answer with its tool call, and --json gives the final payloads and the tools", async () => {

@@ -21,6 +21,14 @@ async function listAgents(ctx: CommandContext): Promise<void> {
   );
 }
 
+async function showAgent(ctx: CommandContext, agentId: string | undefined): Promise<void> {
+  const answer = await (await ctx.control()).request<{ id: string; name: string; avatar: string; description: string }>(
+    "agent.identity.get",
+    agentId === undefined ? {} : { agentId },
+  );
+  ctx.out.result(answer, () => [`${ctx.out.paint("bold", answer.name)} (${answer.id})`, answer.description, answer.avatar ? `avatar: ${answer.avatar}` : ""].filter((l) => l !== "").join("\n"));
+}
+
 interface AgentOptions {
   message: string;
   session: string;
@@ -97,6 +105,11 @@ async function abortRun(ctx: CommandContext, runId: string, answer: Promise<Agen
 export function registerAgentCommands(program: Command, io: CliIo): void {
   const agents = examples(program.command("agents").description("the configured agents"), "gateway agents list");
   examples(agents.command("list").description("the configured agents and which is the default").action(action(io, listAgents)), "gateway agents list");
+  examples(
+    agents.command("show").description("one agent's name, description and avatar (the default agent without an id)").argument("[agentId]", "the agent").action(action(io, showAgent)),
+    "gateway agents show",
+    "gateway agents show ops --json",
+  );
   examples(
     program
       .command("agent")
