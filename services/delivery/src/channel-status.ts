@@ -58,6 +58,7 @@ export class ChannelStatusReporter {
       lastInboundAt: record.lastInboundAt,
       lastInboundError: record.lastInboundError,
       lastInboundErrorAt: record.lastInboundErrorAt,
+      lastRoutes: record.lastRoutes,
     };
   }
 

@@ -1,5 +1,20 @@
 import type { FastStore } from "@gw/store";
 
+/** Which agent answered the last message of one chat (or thread), and which binding chose it. */
+export interface RouteRecord {
+  chat: string;
+  /** "" outside threads. */
+  threadId: string;
+  /** "" for agents.default. */
+  agentId: string;
+  /** The index in `bindings`; -1 when the channel's own agent answered. */
+  binding: number;
+  at: number;
+}
+
+/** The chats an account's status keeps, most recent first. */
+const MAX_ROUTES = 20;
+
 export interface AccountRecord {
   lastSuccessAt: number;
   lastError: string;
@@ -10,6 +25,8 @@ export interface AccountRecord {
   /** The last inbound failure: a refused signature, a malformed payload, a turn that failed. */
   lastInboundError: string;
   lastInboundErrorAt: number;
+  /** The last chats that got a turn, most recent first: one entry per chat and thread. */
+  lastRoutes: RouteRecord[];
 }
 
 const EMPTY: AccountRecord = {
@@ -20,6 +37,7 @@ const EMPTY: AccountRecord = {
   lastInboundAt: 0,
   lastInboundError: "",
   lastInboundErrorAt: 0,
+  lastRoutes: [],
 };
 /** Kept well past any probe cache: an account quiet for a week shows no stale "last error". */
 const RECORD_TTL_MS = 7 * 24 * 3_600_000;
@@ -66,6 +84,14 @@ export class StatusBook {
     this.update(channelId, accountId, { lastInboundError: message.slice(0, 500), lastInboundErrorAt: Date.now() });
   }
 
+  /** A message got a turn: its chat moves to the front of the account's routes. */
+  routed(channelId: string, accountId: string, route: RouteRecord): void {
+    const same = (r: RouteRecord) => r.chat === route.chat && r.threadId === route.threadId;
+    this.update(channelId, accountId, (record) => ({
+      lastRoutes: [route, ...(Array.isArray(record.lastRoutes) ? record.lastRoutes : []).filter((r) => !same(r))].slice(0, MAX_ROUTES),
+    }));
+  }
+
   private throttled(key: string): boolean {
     const now = Date.now();
     if (now - (this.successWrittenAt.get(key) ?? 0) < SUCCESS_WRITE_EVERY_MS) return true;
@@ -82,12 +108,13 @@ export class StatusBook {
   }
 
   /** Best effort and off the send's path: status must never fail or slow a delivery. */
-  private update(channelId: string, accountId: string, change: Partial<AccountRecord>): void {
+  private update(channelId: string, accountId: string, change: Partial<AccountRecord> | ((record: AccountRecord) => Partial<AccountRecord>)): void {
     const key = this.key(channelId, accountId);
     const previous = this.chains.get(key) ?? Promise.resolve();
     const next = previous
       .then(async () => {
-        const record = { ...(await this.read(channelId, accountId)), ...change };
+        const current = await this.read(channelId, accountId);
+        const record = { ...current, ...(typeof change === "function" ? change(current) : change) };
         await this.store.values.set(key, JSON.stringify(record), { ttlMs: RECORD_TTL_MS });
       })
       .catch(() => undefined);

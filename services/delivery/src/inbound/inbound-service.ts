@@ -83,7 +83,7 @@ export async function startInbound(deps: InboundDeps): Promise<Inbound> {
     defaultTimeoutSeconds: deps.config.runner.defaultTimeoutSeconds,
   });
   const replies = { failureReply: settings.inbound.failureReply, timeoutReply: settings.inbound.timeoutReply };
-  const turn = new InboundTurn({ ...deps, answered, pairing, turns, replies });
+  const turn = new InboundTurn({ ...deps, bindings: deps.config.bindings, defaultAgent: deps.config.agents.default, answered, pairing, turns, replies });
   const processor = new InboundProcessor(
     { store, answered, turn, fastStore: deps.fastStore, status: deps.status, logger: deps.logger },
     {

@@ -1,4 +1,5 @@
 import type { InboundMessage } from "@gw/channels";
+import type { Binding } from "@gw/config";
 import type { DeliverySendRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { ChannelAccount, ChannelDirectory } from "../channel-directory.js";
@@ -8,6 +9,7 @@ import type { StatusBook } from "../status-book.js";
 import type { AgentTurns } from "./agent-turns.js";
 import type { AnsweredEvents } from "./answered-events.js";
 import { eventKeyOf, turnText } from "./conversation.js";
+import { type InboundRoute, routeOf } from "./inbound-route.js";
 import type { QueueRead, QueuedMessage } from "./inbound-store.js";
 import type { PairingBook, PairingEntry } from "./pairing-book.js";
 import { allowListed, judgeSender, needsApprovalLookup, type Verdict } from "./sender-policy.js";
@@ -22,6 +24,10 @@ export interface FailureReplies {
 
 export interface InboundTurnDeps {
   replies: FailureReplies;
+  /** The config's routing bindings: which agent answers which chats. */
+  bindings: readonly Binding[];
+  /** agents.default: the agent a route without one names, for channels.status. */
+  defaultAgent: string;
   answered: AnsweredEvents;
   pairing: PairingBook;
   turns: AgentTurns;
@@ -61,7 +67,8 @@ export class InboundTurn {
     }
     let answer = await this.deps.answered.answerOf(eventKey);
     if (answer === undefined) {
-      const verdict = await this.verdict(account, origin, msg);
+      const route = routeOf(this.deps.bindings, account, msg);
+      const verdict = await this.verdict(route, origin, msg);
       if (verdict.kind === "ignore") {
         this.deps.logger.debug({ eventKey, reason: verdict.reason }, "inbound message not answered");
         return;
@@ -71,9 +78,16 @@ export class InboundTurn {
         if (notify) await this.answer(account, eventKey, msg.chat, msg.threadId, pairingText(entry));
         return;
       }
+      this.deps.status.routed(account.channelId, account.accountId, {
+        chat: msg.chat,
+        threadId: msg.threadId ?? "",
+        agentId: route.agentId || this.deps.defaultAgent,
+        binding: route.binding ?? -1,
+        at: Date.now(),
+      });
       const stopTyping = startTyping(account.adapter, msg.chat, msg.threadId, this.deps.logger, msg.eventId);
       try {
-        answer = await this.run(account, read, msg, eventKey);
+        answer = await this.run(account, route, read, msg, eventKey);
         if (answer === undefined) return;
         await this.deps.answered.keepAnswer(eventKey, answer);
         await this.answer(account, eventKey, msg.chat, msg.threadId, answer);
@@ -97,15 +111,16 @@ export class InboundTurn {
     const text = failureReply("INTERNAL", this.deps.replies);
     if (account === undefined || account.accountId !== origin.accountId || text === "") return;
     try {
-      if ((await this.verdict(account, origin, msg)).kind !== "answer") return;
+      if ((await this.verdict(routeOf(this.deps.bindings, account, msg), origin, msg)).kind !== "answer") return;
       await this.answer(account, eventKeyOf(origin, msg.eventId), msg.chat, msg.threadId, text);
     } catch (err) {
       this.deps.logger.warn({ err: errorText(err), channel: origin.channelId }, "cannot tell the sender of a dropped message");
     }
   }
 
-  private async verdict(account: ChannelAccount, origin: InboundOrigin, msg: InboundMessage): Promise<Verdict> {
-    const policy = account.inbound;
+  /** The sender policy of the message's route: the account's, or its binding's dmPolicy. */
+  private async verdict(route: InboundRoute, origin: InboundOrigin, msg: InboundMessage): Promise<Verdict> {
+    const { policy } = route;
     const known = needsApprovalLookup(msg, policy) ? await this.deps.pairing.isApproved(origin, msg.sender) : allowListed(policy, msg.sender);
     return judgeSender(msg, policy, known);
   }
@@ -115,11 +130,17 @@ export class InboundTurn {
    * in channels.status); undefined when there is nothing to send (the run said nothing, it was
    * aborted, or the reply is configured empty).
    */
-  private async run(account: ChannelAccount, read: QueueRead, msg: QueuedMessage["message"], eventKey: string): Promise<string | undefined> {
+  private async run(
+    account: ChannelAccount,
+    route: InboundRoute,
+    read: QueueRead,
+    msg: QueuedMessage["message"],
+    eventKey: string,
+  ): Promise<string | undefined> {
     const record = await this.deps.turns.run({
       runId: eventKey,
       sessionKey: read.queue.sessionKey,
-      agentId: account.inbound.agent ?? "",
+      agentId: route.agentId,
       message: turnText(msg),
       sender: msg.senderName ?? msg.sender,
     });

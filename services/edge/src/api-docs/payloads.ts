@@ -163,6 +163,17 @@ export const ChannelsStatusResult = z.object({
           lastInboundAt: nullableMs,
           lastInboundError: z.string().nullable(),
           lastInboundErrorAt: nullableMs,
+          lastRoutes: z
+            .array(
+              z.object({
+                chat: z.string(),
+                threadId: z.string().nullable().describe("the thread or topic; null outside threads"),
+                agentId: z.string().describe("the agent that answered"),
+                binding: z.number().int().nullable().describe("the index in the config's bindings that chose the agent; null: the channel's own agent"),
+                at: timestamp,
+              }),
+            )
+            .describe("the last chats that got a turn through this account (at most 20, most recent first)"),
         }),
       ),
     }),

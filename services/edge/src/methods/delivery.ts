@@ -89,6 +89,13 @@ function statusPayload(res: ChannelsStatusResponse): Record<string, unknown> {
         lastInboundAt: at(account.lastInboundAt),
         lastInboundError: account.lastInboundError || null,
         lastInboundErrorAt: at(account.lastInboundErrorAt),
+        lastRoutes: account.lastRoutes.map((route) => ({
+          chat: route.chat,
+          threadId: route.threadId || null,
+          agentId: route.agentId,
+          binding: route.binding >= 0 ? route.binding : null,
+          at: route.at,
+        })),
       })),
     })),
   };

@@ -106,6 +106,26 @@ export interface ChannelAccountStatus {
    */
   lastInboundError: string;
   lastInboundErrorAt: number;
+  /**
+   * The last chats that got an agent's turn through this account, most recent first (at most
+   * 20; one per chat and thread): which agent answered and which routing binding chose it.
+   */
+  lastRoutes: ChannelRouteStatus[];
+}
+
+export interface ChannelRouteStatus {
+  chat: string;
+  /** Empty outside threads. */
+  threadId: string;
+  /** The agent that answered; empty for agents.default. */
+  agentId: string;
+  /**
+   * The index in the config's `bindings` of the binding that matched; -1 when none did and
+   * the channel's own agent answered.
+   */
+  binding: number;
+  /** Epoch ms of the message's turn. */
+  at: number;
 }
 
 export interface ChannelStatus {
@@ -801,6 +821,7 @@ function createBaseChannelAccountStatus(): ChannelAccountStatus {
     lastInboundAt: 0,
     lastInboundError: "",
     lastInboundErrorAt: 0,
+    lastRoutes: [],
   };
 }
 
@@ -841,6 +862,9 @@ export const ChannelAccountStatus: MessageFns<ChannelAccountStatus> = {
     }
     if (message.lastInboundErrorAt !== 0) {
       writer.uint32(96).int64(message.lastInboundErrorAt);
+    }
+    for (const v of message.lastRoutes) {
+      ChannelRouteStatus.encode(v!, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -952,6 +976,104 @@ export const ChannelAccountStatus: MessageFns<ChannelAccountStatus> = {
             }
 
             message.lastInboundErrorAt = longToNumber(reader.int64());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.lastRoutes.push(ChannelRouteStatus.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseChannelRouteStatus(): ChannelRouteStatus {
+  return { chat: "", threadId: "", agentId: "", binding: 0, at: 0 };
+}
+
+export const ChannelRouteStatus: MessageFns<ChannelRouteStatus> = {
+  encode(message: ChannelRouteStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.chat !== "") {
+      writer.uint32(10).string(message.chat);
+    }
+    if (message.threadId !== "") {
+      writer.uint32(18).string(message.threadId);
+    }
+    if (message.agentId !== "") {
+      writer.uint32(26).string(message.agentId);
+    }
+    if (message.binding !== 0) {
+      writer.uint32(32).int32(message.binding);
+    }
+    if (message.at !== 0) {
+      writer.uint32(40).int64(message.at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChannelRouteStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChannelRouteStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.chat = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.threadId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.agentId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.binding = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.at = longToNumber(reader.int64());
             continue;
           }
         }

@@ -1,0 +1,124 @@
+/**
+ * Routing bindings end to end in both modes (issue 26 §2): on one Telegram bot, a binding per
+ * peer, one per group and one per forum topic send their chats to different agents than the
+ * channel's own, a binding's dmPolicy opens one person's chat on a pairing channel, and
+ * channels.status tells which binding answered each chat's last message.
+ */
+import { DEFAULT_TELEGRAM_BOTS, DEFAULT_TELEGRAM_CHATS, type FakeModelServer, type FakeTelegram, startFakeModelServer, startFakeTelegram } from "@gw/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { delivered } from "./fixtures/inbound.js";
+import { WsClient } from "./fixtures/ws-client.js";
+
+const [tgBot] = DEFAULT_TELEGRAM_BOTS;
+const FORUM = -1001234567890;
+/** Bound to the personal agent, with dmPolicy open. */
+const PERSON = 4242;
+/** On the channel's allowFrom: the channel's own agent answers. */
+const KNOWN = 5001;
+/** Nobody: the channel's pairing policy applies. */
+const STRANGER = 5002;
+
+interface RouteView {
+  chat: string;
+  threadId: string | null;
+  agentId: string;
+  binding: number | null;
+  at: number;
+}
+
+describe.each(MODES)("inbound routing bindings (%s)", (mode) => {
+  let model: FakeModelServer;
+  let telegram: FakeTelegram;
+  let gw: GatewayUnderTest;
+  let client: WsClient;
+
+  beforeAll(async () => {
+    [model, telegram] = await Promise.all([
+      startFakeModelServer(),
+      startFakeTelegram({ chats: [...DEFAULT_TELEGRAM_CHATS, { id: KNOWN, type: "private" }, { id: STRANGER, type: "private" }] }),
+    ]);
+    gw = await startGateway(mode, {
+      // The channel's agent and the support desk answer with the fake model ("You said: ..."),
+      // the personal assistant with builtin/echo (the message itself): answers tell them apart.
+      agents: [
+        { id: "main", name: "Main", model: "fake/model" },
+        { id: "support", name: "Support", model: "fake/model" },
+        { id: "personal", name: "Personal", model: "builtin/echo" },
+      ],
+      models: { providers: { fake: { kind: "openai", baseUrl: model.baseUrl, apiKey: "sk-fake", timeoutMs: 15_000 } } },
+      extraConfig: {
+        channels: {
+          tg: { kind: "telegram", botToken: tgBot!.token, apiBaseUrl: telegram.baseUrl, inbound: "polling", allowFrom: [String(KNOWN)], agent: "main" },
+        },
+        bindings: [
+          { match: { channel: "tg", peer: String(PERSON) }, agentId: "personal", dmPolicy: "open" },
+          { match: { channel: "tg", group: String(FORUM) }, agentId: "support", dmPolicy: "open" },
+          { match: { channel: "tg", group: String(FORUM), thread: "77" }, agentId: "personal", dmPolicy: "open" },
+        ],
+        delivery: { pacing: "off" },
+      },
+    });
+    client = await WsClient.open(gw.wsUrl());
+    expect((await client.connect(TOKEN)).ok).toBe(true);
+  }, 60_000);
+
+  afterAll(async () => {
+    client?.close();
+    await gw?.stop();
+    await Promise.all([model?.close(), telegram?.close()]);
+  });
+
+  async function sessionAgent(key: string): Promise<string | undefined> {
+    const list = await client.request("sessions.list", {});
+    const sessions = list.payload?.sessions as Array<{ key: string; agentId: string }>;
+    return sessions.find((s) => s.key === key)?.agentId;
+  }
+
+  it("a peer binding sends one person's chat to its agent, open without pairing on a pairing channel", async () => {
+    telegram.userWrites({ chatId: PERSON, text: "remind me at six" });
+    const [answer] = await delivered(telegram, (d) => d.chat === String(PERSON));
+    // builtin/echo: the personal agent, not the channel's (which would say "You said: ...").
+    expect(answer!.text).toBe("remind me at six");
+    expect(answer!.text).not.toMatch(/code/);
+    expect(await sessionAgent(`tg:${PERSON}`)).toBe("personal");
+  });
+
+  it("a group binding sends the group to another agent, and a topic binding one topic of it to a third", async () => {
+    telegram.userWrites({ chatId: FORUM, text: `@${tgBot!.username} the printer is down` });
+    const [inGroup] = await delivered(telegram, (d) => d.chat === String(FORUM) && d.threadId === undefined);
+    expect(inGroup!.text).toMatch(/^You said: .*the printer is down$/);
+    expect(await sessionAgent(`tg:${FORUM}`)).toBe("support");
+
+    telegram.userWrites({ chatId: FORUM, threadId: 77, text: `@${tgBot!.username} plan my week` });
+    const [inTopic] = await delivered(telegram, (d) => d.chat === String(FORUM) && d.threadId === "77");
+    expect(inTopic!.text).toMatch(/^(?!You said).*plan my week$/);
+    expect(await sessionAgent(`tg:${FORUM}:thread:77`)).toBe("personal");
+  });
+
+  it("chats no binding matches keep the channel's agent and dmPolicy", async () => {
+    telegram.userWrites({ chatId: KNOWN, text: "hello channel" });
+    const [known] = await delivered(telegram, (d) => d.chat === String(KNOWN));
+    expect(known!.text).toBe("You said: hello channel");
+    expect(await sessionAgent(`tg:${KNOWN}`)).toBe("main");
+
+    telegram.userWrites({ chatId: STRANGER, text: "who are you" });
+    const [code] = await delivered(telegram, (d) => d.chat === String(STRANGER));
+    expect(code!.text).toMatch(/pairing code/);
+    expect(model.requests.filter((r) => JSON.stringify(r.body).includes("who are you"))).toHaveLength(0);
+  });
+
+  it("channels.status shows which binding answered each chat's last message", async () => {
+    const status = await client.request("channels.status", {});
+    const channels = status.payload?.channels as Array<{ id: string; accounts: Array<{ lastRoutes: RouteView[] }> }>;
+    const routes = channels.find((c) => c.id === "tg")?.accounts[0]?.lastRoutes ?? [];
+    const view = (r: RouteView) => ({ chat: r.chat, threadId: r.threadId, agentId: r.agentId, binding: r.binding });
+    expect(routes.map(view)).toEqual([
+      { chat: String(KNOWN), threadId: null, agentId: "main", binding: null },
+      { chat: String(FORUM), threadId: "77", agentId: "personal", binding: 2 },
+      { chat: String(FORUM), threadId: null, agentId: "support", binding: 1 },
+      { chat: String(PERSON), threadId: null, agentId: "personal", binding: 0 },
+    ]);
+    expect(routes.every((r) => r.at > 0)).toBe(true);
+  });
+});
