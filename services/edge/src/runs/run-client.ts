@@ -141,12 +141,24 @@ export class RunClient {
   }
 
   private newRun(params: StartRun): { record: RunRecord; request: RunRequest } {
+    const { ephemeralHistory, openai, ...agent } = params;
     const request = runRequest({
-      ...params,
+      runId: agent.runId,
+      sessionKey: agent.sessionKey,
+      agentId: agent.agentId,
+      message: agent.message,
+      model: agent.model,
+      thinking: agent.thinking,
+      extraSystemPrompt: agent.extraSystemPrompt,
+      timeoutSeconds: agent.timeoutSeconds,
+      deliver: agent.deliver,
+      messageChannel: agent.messageChannel,
+      to: agent.to,
+      sender: agent.sender,
       edgeId: this.deps.edgeId,
-      ephemeral: params.ephemeralHistory !== undefined,
-      history: params.ephemeralHistory,
-      ...params.openai,
+      ephemeral: ephemeralHistory !== undefined,
+      history: ephemeralHistory,
+      ...openai,
     });
     return { record: queuedRecord(request), request };
   }
