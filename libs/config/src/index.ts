@@ -29,4 +29,4 @@ export {
   specificityOf,
   unreachableBindings,
 } from "./binding-match.js";
-export type { Binding } from "./schema-bindings.js";
+export { type Binding, bindingWarnings } from "./schema-bindings.js";

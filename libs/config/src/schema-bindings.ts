@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { unreachableBindings } from "./binding-match.js";
+import { overlappingBindings, unreachableBindings } from "./binding-match.js";
+import type { ConfigIssue } from "./config-error.js";
 
 const Id = z.string().trim().min(1, "must not be empty").max(256);
 
@@ -33,3 +34,12 @@ export const BindingsSectionSchema = z
   .superRefine((bindings, ctx) => {
     for (const { index, message } of unreachableBindings(bindings)) ctx.addIssue({ code: "custom", path: [index], message });
   });
+
+/**
+ * What `gateway config check` warns about: bindings of one level that can match the same
+ * message, where the later one never answers. Not errors: an exception listed before a broader
+ * rule is a normal way to write them.
+ */
+export function bindingWarnings(bindings: readonly Binding[]): ConfigIssue[] {
+  return overlappingBindings(bindings).map(({ index, message }) => ({ path: `bindings[${index}]`, message }));
+}

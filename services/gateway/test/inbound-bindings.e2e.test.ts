@@ -5,11 +5,16 @@
  * channels.status tells which binding answered each chat's last message.
  */
 import { DEFAULT_TELEGRAM_BOTS, DEFAULT_TELEGRAM_CHATS, type FakeModelServer, type FakeTelegram, startFakeModelServer, startFakeTelegram } from "@gw/testing";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
 import { delivered } from "./fixtures/inbound.js";
+import { runToExit } from "./fixtures/processes.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
+const CLI = "services/gateway/src/cli.ts";
 const [tgBot] = DEFAULT_TELEGRAM_BOTS;
 const FORUM = -1001234567890;
 /** Bound to the personal agent, with dmPolicy open. */
@@ -120,5 +125,53 @@ describe.each(MODES)("inbound routing bindings (%s)", (mode) => {
       { chat: String(PERSON), threadId: null, agentId: "personal", binding: 0 },
     ]);
     expect(routes.every((r) => r.at > 0)).toBe(true);
+
+    const cli = await runToExit(CLI, ["channels", "status"], { GATEWAY_URL: gw.httpUrl(), GATEWAY_TOKEN: TOKEN, NO_COLOR: "1" });
+    expect(cli.code).toBe(0);
+    expect(cli.output).toMatch(/ROUTED BY/);
+    expect(cli.output).toMatch(new RegExp(`tg +default +${FORUM} +77 +personal +bindings\\[2\\]`));
+    expect(cli.output).toMatch(new RegExp(`tg +default +${KNOWN} +- +main +channel default`));
+  });
+});
+
+describe("gateway config check with bindings", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gw-bindings-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const base = `agents: { list: [{ id: "main", name: "Main", model: "builtin/echo" }, { id: "desk", name: "Desk", model: "builtin/echo" }] },
+    channels: { tg: { kind: "telegram", botToken: "1:x", accounts: { a: {}, b: {} } } }`;
+
+  it("warns about overlapping bindings and still accepts the file", async () => {
+    const path = join(dir, "overlap.json5");
+    writeFileSync(
+      path,
+      `{ ${base}, bindings: [{ match: { channel: "tg", accountId: "a", peer: "42" }, agentId: "desk" }, { match: { channel: "tg", peer: "42" }, agentId: "main" }] }`,
+    );
+    const human = await runToExit(CLI, ["config", "check", "--config", path]);
+    expect(human.code).toBe(0);
+    expect(human.output).toMatch(/OK/);
+    expect(human.output).toContain("warning: bindings[1]: overlaps bindings[0] (both peer bindings)");
+    const json = await runToExit(CLI, ["config", "check", "--json", "--config", path]);
+    expect(JSON.parse(json.output.slice(json.output.indexOf("{")))).toMatchObject({ ok: true, warnings: [{ path: "bindings[1]" }] });
+  });
+
+  it("refuses a binding that can never answer, names what does not exist, and takes no queue yet, with key paths", async () => {
+    const cases: Array<[string, string[]]> = [
+      [
+        `{ match: { channel: "tg", peer: "42" }, agentId: "desk" }, { match: { channel: "tg", peer: "42" }, agentId: "main" }`,
+        ["bindings[1]: never answers: bindings[0] matches every message it matches"],
+      ],
+      [
+        `{ match: { channel: "tg", accountId: "c" }, agentId: "ghost" }, { match: { channel: "nope" }, agentId: "main" }`,
+        ['bindings[0].agentId: "ghost" is not an agent in agents.list', 'bindings[0].match.accountId: channel "tg" has no account "c" (accounts: a, b)', 'bindings[1].match.channel: "nope" is not a configured channel'],
+      ],
+      [`{ match: { channel: "tg" }, agentId: "main", queue: "collect" }`, ["bindings[0].queue"]],
+    ];
+    for (const [i, [bindings, expected]] of cases.entries()) {
+      const path = join(dir, `refused-${i}.json5`);
+      writeFileSync(path, `{ ${base}, bindings: [${bindings}] }`);
+      const res = await runToExit(CLI, ["config", "check", "--config", path]);
+      expect(res.code).toBe(1);
+      for (const text of expected) expect(res.output).toContain(text);
+    }
   });
 });

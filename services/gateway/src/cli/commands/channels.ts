@@ -12,31 +12,53 @@ interface AccountStatus {
   rateLimitedUntil: number | null;
   lastInboundAt: number | null;
   lastInboundError: string | null;
+  /** Absent from gateways older than routing bindings. */
+  lastRoutes?: Array<{ chat: string; threadId: string | null; agentId: string; binding: number | null; at: number }>;
 }
 
 interface ChannelsStatus {
   channels: Array<{ id: string; kind: string; default: boolean; accounts: AccountStatus[] }>;
 }
 
+/** Which agent answered each chat's last message, and the binding that chose it: only when any did. */
+function routesTable(answer: ChannelsStatus): string {
+  const rows = answer.channels.flatMap((c) =>
+    c.accounts.flatMap((a) =>
+      (a.lastRoutes ?? []).map((r) => [
+        c.id,
+        a.accountId,
+        r.chat,
+        r.threadId ?? "-",
+        r.agentId,
+        r.binding === null ? "channel default" : `bindings[${r.binding}]`,
+        relativeTime(r.at),
+      ]),
+    ),
+  );
+  return rows.length === 0 ? "" : `\n\n${table(["CHANNEL", "ACCOUNT", "CHAT", "THREAD", "AGENT", "ROUTED BY", "LAST MESSAGE"], rows, "")}`;
+}
+
 async function channelsStatus(ctx: CommandContext): Promise<void> {
   const answer = await (await ctx.control()).request<ChannelsStatus>("channels.status", ctx.opts.probe ? { probe: true } : {}, { timeoutMs: 60_000 });
-  ctx.out.result(answer, () =>
-    table(
-      ["CHANNEL", "KIND", "ACCOUNT", "IDENTITY", "REACHABLE", "LAST SUCCESS", "LAST INBOUND", "LAST ERROR"],
-      answer.channels.flatMap((c) =>
-        c.accounts.map((a) => [
-          `${c.id}${c.default ? " (default)" : ""}`,
-          c.kind,
-          a.accountId,
-          a.identity ?? "-",
-          a.reachable ? ctx.out.paint("green", "yes") : ctx.out.paint("red", "no"),
-          relativeTime(a.lastSuccessAt),
-          relativeTime(a.lastInboundAt),
-          truncate(a.lastError ?? a.lastInboundError ?? (a.rateLimitedUntil ? `rate limited until ${relativeTime(a.rateLimitedUntil)}` : ""), 60),
-        ]),
-      ),
-      "no channels configured",
+  ctx.out.result(answer, () => accountsTable(ctx, answer) + routesTable(answer));
+}
+
+function accountsTable(ctx: CommandContext, answer: ChannelsStatus): string {
+  return table(
+    ["CHANNEL", "KIND", "ACCOUNT", "IDENTITY", "REACHABLE", "LAST SUCCESS", "LAST INBOUND", "LAST ERROR"],
+    answer.channels.flatMap((c) =>
+      c.accounts.map((a) => [
+        `${c.id}${c.default ? " (default)" : ""}`,
+        c.kind,
+        a.accountId,
+        a.identity ?? "-",
+        a.reachable ? ctx.out.paint("green", "yes") : ctx.out.paint("red", "no"),
+        relativeTime(a.lastSuccessAt),
+        relativeTime(a.lastInboundAt),
+        truncate(a.lastError ?? a.lastInboundError ?? (a.rateLimitedUntil ? `rate limited until ${relativeTime(a.rateLimitedUntil)}` : ""), 60),
+      ]),
     ),
+    "no channels configured",
   );
 }
 

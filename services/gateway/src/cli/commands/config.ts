@@ -1,4 +1,4 @@
-import { ConfigError, type ConfigIssue, type ConfigReader, defaultConfig, type GatewayConfig, loadConfigFile, maskSecrets } from "@gw/config";
+import { bindingWarnings, ConfigError, type ConfigIssue, type ConfigReader, defaultConfig, type GatewayConfig, loadConfigFile, maskSecrets } from "@gw/config";
 import type { Command } from "commander";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { CliError, EXIT, usageError } from "../exit-codes.js";
@@ -56,6 +56,8 @@ async function check(ctx: CommandContext): Promise<void> {
   if (readsSection(reader, "hooks")) await collectIssues(issues, () => checkHookMappings(config.hooks.mappings));
   if (issues.length > 0) throw configFailure(new ConfigError(path, issues));
   const accounts = channels.reduce((sum, channel) => sum + channel.accounts.length, 0);
+  // Accepted, but worth a look: bindings of which one answers only where the other does not.
+  const warnings = readsSection(reader, "bindings") ? bindingWarnings(config.bindings) : [];
   const summary = {
     ok: true,
     config: path,
@@ -63,12 +65,14 @@ async function check(ctx: CommandContext): Promise<void> {
     agents: config.agents.list.length,
     defaultAgent: config.agents.default,
     ...(readsChannels ? { channels: channels.length, accounts } : {}),
+    warnings,
   };
   ctx.out.result(
     summary,
     () =>
       `${path}: OK${reader ? ` as ${reader.service}` : ""} (${config.agents.list.length} agent(s), default "${config.agents.default}"` +
-      `${readsChannels ? `; ${channels.length} channel(s), ${accounts} account(s)` : ""})`,
+      `${readsChannels ? `; ${channels.length} channel(s), ${accounts} account(s)` : ""})` +
+      warnings.map((w) => `\n${ctx.out.paint("yellow", "warning")}: ${w.path}: ${w.message}`).join(""),
   );
 }
 
