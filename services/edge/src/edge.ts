@@ -28,6 +28,7 @@ import { httpErrorResponse, sendHttpError } from "./http/errors.js";
 import { registerHooks } from "./http/hooks.js";
 import { registerDepthLimitedJson } from "./http/json-body.js";
 import { openaiSurface } from "./http/openai/plugin.js";
+import { StoredResponses } from "./http/openai/stored-responses.js";
 import { registerRoutes } from "./http/routes.js";
 import { registerToolsInvoke } from "./http/tools-invoke.js";
 import { registerWebchat } from "./http/webchat/webchat.js";
@@ -223,7 +224,8 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   const httpDeps = { ...busDeps, authGate, identityRoles, trustedProxies, isHealthy: () => !drain.draining && deps.isHealthy() };
   registerRoutes(app, httpDeps);
   registerWebchat(app);
-  void app.register(openaiSurface, { prefix: "/v1", ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id) });
+  const responses = new StoredResponses(await deps.durable.kv("openai-responses"));
+  void app.register(openaiSurface, { prefix: "/v1", ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id), responses });
   registerToolsInvoke(app, httpDeps);
   registerApiSend(app, { ...httpDeps, sendTimeoutMs });
   registerHooks(app, { ...busDeps, hooks: config.hooks, limiter, trustedProxies });

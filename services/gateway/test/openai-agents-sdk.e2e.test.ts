@@ -1,5 +1,6 @@
 import { Agent, OpenAIProvider, run, setTracingDisabled, tool } from "@openai/agents";
 import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
+import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RUN_AGENTS, runModels } from "./fixtures/agent-runs.js";
@@ -17,14 +18,14 @@ describe.each(MODES)("OpenAI Agents SDK (%s)", (mode) => {
 
   beforeAll(async () => {
     fake = await startFakeModelServer();
-    gw = await startGateway(mode, { agents: RUN_AGENTS, models: runModels(fake) });
+    gw = await startGateway(mode, { edges: 2, agents: RUN_AGENTS, models: runModels(fake) });
   });
   afterAll(async () => {
     await gw?.stop();
     await fake?.close();
   });
 
-  async function weatherAgent(api: "responses" | "chat", cities: string[]): Promise<Agent> {
+  async function weatherAgent(api: "responses" | "chat", cities: string[], store = false): Promise<Agent> {
     const getWeather = tool({
       name: "get_weather",
       description: "The weather in a city",
@@ -36,12 +37,12 @@ describe.each(MODES)("OpenAI Agents SDK (%s)", (mode) => {
     });
     const model = await provider(api).getModel("oa");
     expect(model.constructor.name).toBe(api === "responses" ? "OpenAIResponsesModel" : "OpenAIChatCompletionsModel");
-    return new Agent({ name: "Weather", instructions: "Answer with the weather.", model, tools: [getWeather] });
+    return new Agent({ name: "Weather", instructions: "Answer with the weather.", model, tools: [getWeather], ...(store ? { modelSettings: { store } } : {}) });
   }
 
   /** A streamed run, read to its end: the text deltas must add up to the final output. */
-  async function streamed(agent: Agent, input: string) {
-    const result = await run(agent, input, { stream: true });
+  async function streamed(agent: Agent, input: string, previousResponseId?: string) {
+    const result = await run(agent, input, { stream: true, ...(previousResponseId ? { previousResponseId } : {}) });
     let text = "";
     for await (const event of result) {
       if (event.type === "raw_model_stream_event" && event.data.type === "output_text_delta") text += event.data.delta;
@@ -70,4 +71,48 @@ describe.each(MODES)("OpenAI Agents SDK (%s)", (mode) => {
       }
     });
   }
+  it("continues a stored conversation with previousResponseId, through a local tool call, streaming and not", async () => {
+    for (const stream of [false, true]) {
+      const cities: string[] = [];
+      const agent = await weatherAgent("responses", cities, true);
+      const first = `remember ${mode} ${stream}`;
+      const opened = stream ? await streamed(agent, first) : await run(agent, first);
+      expect(opened.finalOutput).toBe(`You said: ${first}`);
+      expect(opened.lastResponseId).toMatch(/^resp_/);
+      const marker = `weather now ${mode} ${stream} tools:get_weather`;
+      const next = stream
+        ? await streamed(agent, marker, opened.lastResponseId)
+        : await run(agent, marker, { previousResponseId: opened.lastResponseId });
+      expect(next.finalOutput).toBe("Tools said: 1 results");
+      expect(cities).toEqual(["Paris"]);
+      // The model saw the first exchange, which the SDK did not send again: the session held it.
+      const upstream = seen(marker);
+      const last = JSON.stringify(upstream.at(-1)!.body.messages);
+      expect(last).toContain(`You said: ${first}`);
+      expect(last).toContain("Sunny in Paris");
+      expect(next.lastResponseId).not.toBe(opened.lastResponseId);
+    }
+  });
+
+  it("stored responses: GET and DELETE /v1/responses/{id} on any edge; only the latest is continued", async () => {
+    const [a, b] = [new OpenAI({ apiKey: TOKEN, baseURL: `${gw.httpUrl(0)}/v1`, maxRetries: 0 }), new OpenAI({ apiKey: TOKEN, baseURL: `${gw.httpUrl(gw.edges.length - 1)}/v1`, maxRetries: 0 })];
+    const first = await a.responses.create({ model: "oa", input: `stored one ${mode}`, store: true, metadata: { t: "1" } });
+    expect(first).toMatchObject({ store: true, status: "completed", output_text: `You said: stored one ${mode}` });
+    expect(await b.responses.retrieve(first.id)).toMatchObject({ id: first.id, store: true, metadata: { t: "1" }, output: first.output });
+    const second = await b.responses.create({ model: "oa", input: `stored two ${mode}`, previous_response_id: first.id });
+    expect(second).toMatchObject({ store: true, previous_response_id: first.id });
+    expect(JSON.stringify(seen(`stored two ${mode}`).at(-1)!.body.messages)).toContain(`stored one ${mode}`);
+    // A conversation has one line: the first response is no longer its end.
+    await expect(a.responses.create({ model: "oa", input: "fork", previous_response_id: first.id })).rejects.toMatchObject({ status: 409 });
+    await a.responses.delete(second.id);
+    await expect(b.responses.retrieve(second.id)).rejects.toMatchObject({ status: 404 });
+    await expect(a.responses.create({ model: "oa", input: "gone", previous_response_id: second.id })).rejects.toMatchObject({
+      status: 404,
+      error: { param: "previous_response_id" },
+    });
+    // Not stored: nothing to read back.
+    const plain = await a.responses.create({ model: "oa", input: "not kept" });
+    expect(plain).toMatchObject({ store: false });
+    await expect(a.responses.retrieve(plain.id)).rejects.toMatchObject({ status: 404 });
+  });
 });

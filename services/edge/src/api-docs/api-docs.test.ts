@@ -125,6 +125,7 @@ describe("API documents", () => {
       "/v1/models",
       "/v1/models/{id}",
       "/v1/responses",
+      "/v1/responses/{id}",
     ]);
   });
 

@@ -240,7 +240,7 @@ export function buildOpenApi(): Record<string, unknown> {
         post: {
           operationId: "createResponse",
           summary:
-            "OpenAI Responses API on the same agent run: input is the conversation (messages, function_call and function_call_output items), instructions the extra system prompt. Nothing is stored: previous_response_id and item_reference are refused.",
+            "OpenAI Responses API on the same agent run: input is the conversation (messages, function_call and function_call_output items), instructions the extra system prompt. With store: true the exchange is kept in a session and previous_response_id continues it (the conversation's latest response only: an older one is 409), input then holding only the new turn; item_reference is refused.",
           requestBody: { required: true, content: json("ResponsesRequest") },
           responses: {
             "200": {
@@ -255,6 +255,26 @@ export function buildOpenApi(): Record<string, unknown> {
               },
             },
             ...errors(...AUTHED_ERRORS, 502),
+          },
+        },
+      },
+      "/v1/responses/{id}": {
+        get: {
+          operationId: "getResponse",
+          summary: "A response stored with store: true, as it was answered.",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "the stored response", content: json("Response") }, ...errors(401, 403, 404, 429) },
+        },
+        delete: {
+          operationId: "deleteResponse",
+          summary: "Forgets a stored response (its conversation's session stays): it can no longer be read or continued.",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: {
+            "200": {
+              description: "`{ id, object: \"response\", deleted: true }`",
+              content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" }, object: { const: "response" }, deleted: { const: true } } } } },
+            },
+            ...errors(401, 403, 404, 429),
           },
         },
       },

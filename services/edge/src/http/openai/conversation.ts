@@ -39,15 +39,19 @@ function place(where: string): string {
  * anything else, and a 400 naming the message is clearer than their error. Results get the
  * name of the tool they answer, which OpenAI's tool messages leave out.
  */
-function checkToolResults(messages: OpenAiRequest["messages"]): void {
+function checkToolResults(messages: OpenAiRequest["messages"], stored: boolean): void {
   let calls = new Map<string, string>();
+  let leading = true;
   for (const m of messages) {
     if (m.role === "assistant") calls = new Map(m.toolCalls.map((c) => [c.id, c.name]));
     else if (m.role === "tool") {
       const name = calls.get(m.toolCallId);
+      // A stored conversation holds the calls that the request's leading results answer.
+      if (name === undefined && stored && leading) continue;
       if (name === undefined) throw invalid(`${place(m.where)}: no tool call ${m.toolCallId} in the assistant message before it`, m.where);
       m.name = name;
     } else calls = new Map();
+    if (m.role !== "tool") leading = false;
   }
 }
 
@@ -69,7 +73,9 @@ function splitTurn(req: OpenAiRequest): {
     throw invalid(`${place(last.where)}: the conversation must end with a user message or tool results`, last.where);
   let start = all.length;
   while (start > 0 && all[start - 1]!.role === "tool") start--;
-  // checkToolResults has made sure an assistant turn with these calls comes just before.
+  // checkToolResults has made sure an assistant turn with these calls comes just before, or
+  // (a stored conversation) that the session holds them.
+  if (start === 0) return { history: [], message: "", results: all.map(plain) };
   const callTurn = all[start - 1]!;
   return { history: all.slice(0, start - 1).map(plain), message: "", callTurn: plain(callTurn), results: all.slice(start).map(plain) };
 }
@@ -82,21 +88,25 @@ function plain({ where: _where, ...m }: OpenAiRequest["messages"][number]): RunH
  * The run an OpenAI-style request starts. Without `user` it is stateless, like the OpenAI API:
  * the request's messages are the whole history and no session is created. With `user`, the
  * session `openai:<user>` holds the conversation and only the request's turn is new: its last
- * user message, or the results of the client's tool calls (docs/decisions.md).
+ * user message, or the results of the client's tool calls (docs/decisions.md). A stored
+ * response's conversation (`storedSession`) is held the same way, and there the request carries
+ * nothing but the new turn.
  */
-export function runParams(req: OpenAiRequest, runId: string): StartRun & { runId: string } {
-  checkToolResults(req.messages);
+export function runParams(req: OpenAiRequest, runId: string, storedSession?: string): StartRun & { runId: string } {
+  checkToolResults(req.messages, storedSession !== undefined);
   const turn = splitTurn(req);
+  if (storedSession !== undefined && turn.history.length > 0)
+    throw invalid("with store or previous_response_id, input holds only the new turn (a user message, or function_call_output items)", "input");
   const system = req.system.filter((s) => s.trim() !== "").join("\n\n");
   return {
     runId,
     agentId: req.agentId,
     message: turn.message,
-    sessionKey: `openai:${req.user ?? `ephemeral-${runId}`}`,
+    sessionKey: storedSession ?? `openai:${req.user ?? `ephemeral-${runId}`}`,
     sender: req.user ?? "openai",
     ...(system ? { extraSystemPrompt: system } : {}),
     ...(req.thinking ? { thinking: req.thinking } : {}),
-    ...(req.user === undefined ? { ephemeralHistory: turn.history } : {}),
+    ...(req.user === undefined && storedSession === undefined ? { ephemeralHistory: turn.history } : {}),
     openai: {
       clientTools: req.clientTools,
       toolChoice: req.toolChoice,

@@ -1,10 +1,13 @@
 import type { Logger } from "@gw/runtime";
 import type { RunClient } from "../../runs/run-client.js";
 import type { HttpDeps } from "../routes.js";
+import type { StoredResponses } from "./stored-responses.js";
 
 export interface OpenAiDeps extends HttpDeps {
   runs: RunClient;
   logger: Logger;
   /** The configured agents, whose ids are the models (`model` may also say `agent:<id>`). */
   agentIds: readonly string[];
+  /** Responses kept with store: true. */
+  responses: StoredResponses;
 }

@@ -13,6 +13,8 @@ export interface ResponseHead {
   id: string;
   createdAt: number;
   body: ResponsesBody;
+  /** Kept for GET and previous_response_id (store: true, or a stored conversation continued). */
+  stored?: boolean;
 }
 
 export function messageItem(id: string, text: string, status: "in_progress" | "completed") {
@@ -76,10 +78,10 @@ export function responseObject(
     model: b.model,
     output,
     parallel_tool_calls: b.parallel_tool_calls ?? true,
-    previous_response_id: null,
+    previous_response_id: b.previous_response_id ?? null,
     reasoning: { effort: b.reasoning?.effort ?? null, summary: null },
     service_tier: "default",
-    store: false,
+    store: head.stored === true,
     temperature: b.temperature ?? null,
     text: { format: b.text?.format ?? { type: "text" } },
     tool_choice: b.tool_choice ?? "auto",

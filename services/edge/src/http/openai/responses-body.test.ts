@@ -93,12 +93,24 @@ describe("responsesRequest", () => {
     expect(response).toMatchObject({ metadata: { team: "a" }, prompt_cache_key: "k", safety_identifier: "u-1", store: false });
   });
 
+  it("continues a stored conversation with the new turn only: function_call_output items answer calls the session holds", () => {
+    const input = [{ type: "function_call_output", call_id: "c1", output: "sunny" }];
+    const { request } = responsesRequest({ model: "oa", input, previous_response_id: "resp_1" }, agents);
+    const params = runParams(request, "r", "responses:resp_1");
+    expect(params.sessionKey).toBe("responses:resp_1");
+    expect(params.ephemeralHistory).toBeUndefined();
+    expect(params.openai?.toolResults.map((r) => [r.toolCallId, r.content])).toEqual([["c1", "sunny"]]);
+    // Earlier items belong to the stored conversation: sending them again is refused, not dropped.
+    const again = responsesRequest({ model: "oa", input: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }, { role: "user", content: "c" }] }, agents);
+    expect(() => runParams(again.request, "r", "responses:resp_1")).toThrow(expect.objectContaining({ details: { param: "input" } }));
+    // Stateless, a result with no call before it is still refused.
+    expect(() => runParams(request, "r")).toThrow(expect.objectContaining({ details: { param: "input[0]" } }));
+  });
+
   it.each([
     [{ include: ["no.such.thing"] }, "include[0]"],
     [{ metadata: { k: 1 } }, "metadata.k"],
     [{ background: true }, "background"],
-    [{ previous_response_id: "resp_1" }, "previous_response_id"],
-    [{ store: true }, "store"],
     [{ input: [{ type: "item_reference", id: "msg_1" }] }, "input[0].type"],
     [{ input: [{ role: "user", content: [{ type: "input_image", image_url: "x" }] }] }, "input[0].content[0].type"],
     [{ tools: [{ type: "web_search" }] }, "tools[0].type"],

@@ -50,8 +50,9 @@ const INCLUDABLE = [
 ] as const;
 
 /**
- * `POST /v1/responses`, stateless: every item the model should see travels in `input`. What
- * needs stored responses (`previous_response_id`, `item_reference`, `store: true`) is refused.
+ * `POST /v1/responses`. Stateless unless `store: true` or `previous_response_id`: then the
+ * conversation lives in a session and `input` carries only the new turn (stored-responses.ts).
+ * `item_reference` (items by id) is refused.
  */
 export const ResponsesBodySchema = z.strictObject({
   model: z.string({ error: "model is required" }).min(1, "model must not be empty").max(256),
@@ -68,7 +69,8 @@ export const ResponsesBodySchema = z.strictObject({
   reasoning: opt(z.strictObject({ effort: EffortSchema, summary: opt(z.enum(["auto", "concise", "detailed"])) })),
   include: opt(z.array(z.enum(INCLUDABLE, { error: `supported values: ${INCLUDABLE.join(", ")}` })).max(16)),
   background: opt(z.literal(false, { error: "background responses need stored responses, which this gateway does not keep" })),
-  store: opt(z.literal(false, { error: "responses are not stored: leave store out or false" })),
+  store: opt(z.boolean()),
+  previous_response_id: opt(z.string().min(1).max(256)),
   truncation: opt(z.literal("disabled", { error: "only truncation: disabled is supported" })),
   ...SamplingFields,
   ...HintFields,
@@ -126,7 +128,7 @@ function conversation(body: ResponsesBody): Pick<OpenAiRequest, "system" | "mess
       const output = typeof o.output === "string" ? o.output : text(o.output, `${where}.output`);
       messages.push({ ...message("tool", output, { toolCallId: o.call_id }), where });
     } else if (type === "item_reference") {
-      throw invalidParam(`${where}.type`, "item_reference needs stored responses, which this gateway does not keep: send the item itself (store: false)");
+      throw invalidParam(`${where}.type`, "items are not looked up by id: send the item itself, or continue a stored response with previous_response_id");
     } else throw invalidParam(`${where}.type`, `"${type}" input items are not supported`);
   });
   return { system, messages };

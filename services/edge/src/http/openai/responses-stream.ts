@@ -67,7 +67,7 @@ export class ResponseStream {
   }
 
   /** The run ended well: close the text, add the client's tool calls, complete the response. */
-  finish(record: RunRecord): void {
+  finish(record: RunRecord): ReturnType<typeof responseObject> {
     this.closeMessage();
     for (const call of record.toolCalls ?? []) {
       const id = itemId("fc");
@@ -86,6 +86,7 @@ export class ResponseStream {
     const status = finalStatus(record);
     const response = responseObject(this.head, status, this.output, { record });
     this.send(status === "incomplete" ? "response.incomplete" : "response.completed", { response });
+    return response;
   }
 
   /** The run failed: the error as SDKs take it, then the failed response. */
