@@ -38,6 +38,7 @@ describe("config/gateway.example.json5", () => {
     expect(config.agents.list.map((agent) => agent.model)).toEqual(["openai/gpt-4o-mini,anthropic/claude-3-5-haiku-latest", "builtin/echo"]);
     expect(config.channels.default).toBe("telegram");
     expect(collectSecrets(config).sort()).toEqual([
+      "Bearer mcp-011",
       "ak-012",
       "ak-013",
       "bb-004",

@@ -41,6 +41,28 @@ describe("collectSecrets", () => {
     );
   });
 
+  it("finds MCP servers' header values and secret-named env values, not short headers or plain env", () => {
+    const config = parseConfig(
+      JSON.stringify({
+        runner: {
+          tools: {
+            mcp: {
+              servers: {
+                web: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer mcp-header-secret", "X-Flag": "on" } },
+                local: { command: "node", env: { SEARCH_API_KEY: "env-secret-value", LOG_LEVEL: "debug" } },
+              },
+            },
+          },
+        },
+      }),
+      { env: {} },
+    );
+    const secrets = collectSecrets(config);
+    expect(secrets).toEqual(expect.arrayContaining(["Bearer mcp-header-secret", "env-secret-value"]));
+    expect(secrets).not.toContain("on");
+    expect(secrets).not.toContain("debug");
+  });
+
   it("returns nothing for the default config", () => {
     expect(collectSecrets(defaultConfig())).toEqual([]);
   });

@@ -7,20 +7,23 @@ const URL_WITH_USERINFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
 
 /**
  * Every non-empty secret value in the config, for log redaction: values of secret-named keys
- * anywhere in the tree, and credentials embedded in URLs (redis://:pass@host, nats://token@host).
+ * anywhere in the tree, header values of 8 characters or more (an MCP server's `Authorization`;
+ * shorter ones are flags, not credentials), and credentials embedded in URLs
+ * (redis://:pass@host, nats://token@host).
  */
 export function collectSecrets(config: GatewayConfig): string[] {
   const found = new Set<string>();
-  const visit = (node: unknown, key: string | undefined): void => {
+  const visit = (node: unknown, key: string | undefined, inHeaders = false): void => {
     if (typeof node === "string") {
       if (node === "") return;
       if (key !== undefined && SECRET_KEY.test(key)) found.add(node);
+      if (inHeaders && node.length >= 8) found.add(node);
       if (URL_WITH_USERINFO.test(node)) for (const secret of urlCredentials(node)) found.add(secret);
     } else if (Array.isArray(node)) {
       // A list under a secret-named key is a list of secrets (models.providers.<id>.apiKeys).
       for (const item of node) visit(item, key);
     } else if (node !== null && typeof node === "object") {
-      for (const [childKey, child] of Object.entries(node)) visit(child, childKey);
+      for (const [childKey, child] of Object.entries(node)) visit(child, childKey, inHeaders || HEADERS_KEY.test(childKey));
     }
   };
   visit(config, undefined);
