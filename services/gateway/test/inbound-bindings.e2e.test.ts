@@ -1,21 +1,41 @@
 /**
  * Routing bindings end to end in both modes (issue 26 §2): on one Telegram bot, a binding per
  * peer, one per group and one per forum topic send their chats to different agents than the
- * channel's own, a binding's dmPolicy opens one person's chat on a pairing channel, and
- * channels.status tells which binding answered each chat's last message.
+ * channel's own, a binding's dmPolicy opens one person's chat on a pairing channel; on Slack a
+ * peer given as a user id routes that person's direct chat (whose id differs) and not their
+ * messages in a channel; channels.status and the CLI tell which binding answered each chat's
+ * last message; `config check` refuses dead bindings and warns about overlapping ones.
  */
-import { DEFAULT_TELEGRAM_BOTS, DEFAULT_TELEGRAM_CHATS, type FakeModelServer, type FakeTelegram, startFakeModelServer, startFakeTelegram } from "@gw/testing";
+import {
+  DEFAULT_SLACK_BOTS,
+  DEFAULT_TELEGRAM_BOTS,
+  DEFAULT_TELEGRAM_CHATS,
+  type FakeModelServer,
+  type FakeSlack,
+  type FakeTelegram,
+  signedSlackRequest,
+  slackMessageEvent,
+  startFakeModelServer,
+  startFakeSlack,
+  startFakeTelegram,
+} from "@gw/testing";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
-import { delivered } from "./fixtures/inbound.js";
+import { delivered, postWebhook } from "./fixtures/inbound.js";
 import { runToExit } from "./fixtures/processes.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 const CLI = "services/gateway/src/cli.ts";
 const [tgBot] = DEFAULT_TELEGRAM_BOTS;
+const [slackBot] = DEFAULT_SLACK_BOTS;
+const SLACK_SECRET = "slack-bindings-signing-secret";
+/** The fake Slack's person, and their direct chat with the bot (a chat id unlike the user id). */
+const SLACK_USER = "U0FAKEUSER";
+const SLACK_DM = "D0DMUSER01";
+const SLACK_CHANNEL = "C0FAKE0001";
 const FORUM = -1001234567890;
 /** Bound to the personal agent, with dmPolicy open. */
 const PERSON = 4242;
@@ -35,13 +55,15 @@ interface RouteView {
 describe.each(MODES)("inbound routing bindings (%s)", (mode) => {
   let model: FakeModelServer;
   let telegram: FakeTelegram;
+  let slack: FakeSlack;
   let gw: GatewayUnderTest;
   let client: WsClient;
 
   beforeAll(async () => {
-    [model, telegram] = await Promise.all([
+    [model, telegram, slack] = await Promise.all([
       startFakeModelServer(),
       startFakeTelegram({ chats: [...DEFAULT_TELEGRAM_CHATS, { id: KNOWN, type: "private" }, { id: STRANGER, type: "private" }] }),
+      startFakeSlack(),
     ]);
     gw = await startGateway(mode, {
       // The channel's agent and the support desk answer with the fake model ("You said: ..."),
@@ -55,11 +77,15 @@ describe.each(MODES)("inbound routing bindings (%s)", (mode) => {
       extraConfig: {
         channels: {
           tg: { kind: "telegram", botToken: tgBot!.token, apiBaseUrl: telegram.baseUrl, inbound: "polling", allowFrom: [String(KNOWN)], agent: "main" },
+          // Answers nobody unless a binding opens a chat.
+          sl: { kind: "slack", botToken: slackBot!.token, signingSecret: SLACK_SECRET, apiBaseUrl: slack.baseUrl, dmPolicy: "allowlist" },
         },
         bindings: [
           { match: { channel: "tg", peer: String(PERSON) }, agentId: "personal", dmPolicy: "open" },
           { match: { channel: "tg", group: String(FORUM) }, agentId: "support", dmPolicy: "open" },
           { match: { channel: "tg", group: String(FORUM), thread: "77" }, agentId: "personal", dmPolicy: "open" },
+          { match: { channel: "sl", peer: SLACK_USER }, agentId: "personal", dmPolicy: "open" },
+          { match: { channel: "sl", group: SLACK_CHANNEL }, agentId: "support", dmPolicy: "open" },
         ],
         delivery: { pacing: "off" },
       },
@@ -71,7 +97,7 @@ describe.each(MODES)("inbound routing bindings (%s)", (mode) => {
   afterAll(async () => {
     client?.close();
     await gw?.stop();
-    await Promise.all([model?.close(), telegram?.close()]);
+    await Promise.all([model?.close(), telegram?.close(), slack?.close()]);
   });
 
   async function sessionAgent(key: string): Promise<string | undefined> {
@@ -99,6 +125,20 @@ describe.each(MODES)("inbound routing bindings (%s)", (mode) => {
     const [inTopic] = await delivered(telegram, (d) => d.chat === String(FORUM) && d.threadId === "77");
     expect(inTopic!.text).toMatch(/^(?!You said).*plan my week$/);
     expect(await sessionAgent(`tg:${FORUM}:thread:77`)).toBe("personal");
+  });
+
+  it("Slack: a peer given as the user id routes their direct chat, not their messages in a channel", async () => {
+    const post = (event: Record<string, unknown>) => postWebhook(gw, "/api/chatapp/events", signedSlackRequest(event, SLACK_SECRET));
+    expect((await post(slackMessageEvent({ channel: SLACK_DM, user: SLACK_USER, text: "book a table", botUserId: slackBot!.userId }))).status).toBe(200);
+    const [dm] = await delivered(slack, (d) => d.chat === SLACK_DM);
+    expect(dm!.text).toBe("book a table");
+    expect(await sessionAgent(`sl:${SLACK_DM}`)).toBe("personal");
+
+    const mention = slackMessageEvent({ type: "app_mention", channel: SLACK_CHANNEL, user: SLACK_USER, text: `<@${slackBot!.userId}> the build is red`, botUserId: slackBot!.userId });
+    expect((await post(mention)).status).toBe(200);
+    const [inChannel] = await delivered(slack, (d) => d.chat === SLACK_CHANNEL);
+    expect(inChannel!.text).toBe(`You said: ${SLACK_USER}: the build is red`);
+    expect(await sessionAgent(`sl:${SLACK_CHANNEL}`)).toBe("support");
   });
 
   it("chats no binding matches keep the channel's agent and dmPolicy", async () => {
