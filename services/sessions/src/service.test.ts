@@ -48,6 +48,29 @@ describe("sessions service over the bus", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it("a run's history read (create) that a delete overtakes starts the key's next session instead of failing NOT_FOUND", async () => {
+    await call(RPC.sessionsAppend, { key: "web:raced", agentId: "", entries: [user("old")] });
+    // The delete lands between the read's lookup and its read of the entries.
+    const tail = repo.tail.bind(repo);
+    let raced = false;
+    repo.tail = async (meta, limit) => {
+      if (!raced) {
+        raced = true;
+        await repo.delete("web:raced");
+      }
+      return tail(meta, limit);
+    };
+    const res = await call(RPC.sessionsHistory, { key: "web:raced", agentId: "smart", limit: 5, create: true });
+    expect(raced).toBe(true);
+    expect(res).toMatchObject({ created: true, entries: [], session: { key: "web:raced", agentId: "smart" } });
+    // Without create it is NOT_FOUND as before.
+    repo.tail = async (meta, limit) => {
+      await repo.delete("web:raced");
+      return tail(meta, limit);
+    };
+    await expect(call(RPC.sessionsHistory, { key: "web:raced", agentId: "", limit: 5, create: false })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
   it("appends, creates on first use once, and reads history oldest first", async () => {
     const first = await call(RPC.sessionsAppend, { key: "web:a", agentId: "", entries: [user("1"), user("2")] });
     expect(first.created).toBe(true);

@@ -1,5 +1,6 @@
 import {
   GatewayError,
+  isGatewayError,
   SESSIONS_LIST_MAX_LIMIT,
   SESSIONS_LIST_MAX_OFFSET,
   SESSIONS_PREVIEW_MAX_LIMIT,
@@ -29,9 +30,18 @@ export async function readHistory(
     if (!req.create) throw notFound(req.key);
     ({ meta, created } = await ensureSession(deps, req.key, req.agentId));
   }
-  const entries =
-    req.limit > 0 ? withinReplyBudget(await deps.repo.tail(meta, req.limit)).reverse() : (await deps.repo.branch(meta)).entries;
-  return { session: toSummary(meta), entries: entries.map(toEntry), created };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const entries =
+        req.limit > 0 ? withinReplyBudget(await deps.repo.tail(meta, req.limit)).reverse() : (await deps.repo.branch(meta)).entries;
+      return { session: toSummary(meta), entries: entries.map(toEntry), created };
+    } catch (err) {
+      // Deleted between our lookup and the read: a run's read (create) starts the key's next
+      // session, as an append does, instead of failing NOT_FOUND for a session it would make.
+      if (!req.create || !isGatewayError(err) || err.code !== "NOT_FOUND" || attempt > 0) throw err;
+      ({ meta, created } = await ensureSession(deps, req.key, req.agentId));
+    }
+  }
 }
 
 /**
