@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitRunEvent } from "./fixtures/agent-runs.js";
 import { cliJson, runCli, runCliOnTerminal, spawnCli } from "./fixtures/cli.js";
 import { askToPair, pairResult } from "./fixtures/devices.js";
 import { delivered } from "./fixtures/inbound.js";
 import { MODES, TOKEN } from "./fixtures/gateway.js";
 import { type OperatorGateway, startOperatorGateway } from "./fixtures/operator.js";
+import { type ServiceProcess, spawnService, waitHealthy } from "./fixtures/processes.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 /**
@@ -16,6 +18,8 @@ import { WsClient } from "./fixtures/ws-client.js";
 describe.each(MODES)("gateway CLI against a gateway (%s)", { timeout: 180_000 }, (mode) => {
   let op: OperatorGateway;
   let env: Record<string, string>;
+  /** The edge started in place of a killed one (distributed). */
+  let replacement: ServiceProcess | undefined;
   const dir = mkdtempSync(join(tmpdir(), `gw-cli-op-${mode}-`));
 
   beforeAll(async () => {
@@ -23,6 +27,7 @@ describe.each(MODES)("gateway CLI against a gateway (%s)", { timeout: 180_000 },
     env = { GATEWAY_URL: op.gw.httpUrl(), GATEWAY_TOKEN: TOKEN };
   });
   afterAll(async () => {
+    await replacement?.stop();
     await op?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -215,6 +220,30 @@ describe.each(MODES)("gateway CLI against a gateway (%s)", { timeout: 180_000 },
     const wrongJson = await runCli(["sessions", "list", "--json"], { ...env, GATEWAY_TOKEN: "still-wrong" });
     expect(wrongJson.code).toBe(4);
     expect(JSON.parse(wrongJson.stdout)).toMatchObject({ ok: false, exitCode: 4, error: { code: "UNAUTHORIZED" } });
+  });
+
+  it.runIf(mode === "distributed")("runs follow resumes after its edge is killed and another takes its place, every word once", async () => {
+    const runId = `cli-restart-${mode}`;
+    const starter = await WsClient.open(op.gw.wsUrl(), { localAddress: "127.0.0.74" });
+    expect((await starter.connect(TOKEN)).ok).toBe(true);
+    // Its answer is lost with the edge; the run goes on in the runner.
+    const answer = starter.request("agent", { message: "slow across a restart", sessionKey: "cli:restart", agentId: "oa", runId }, 60_000).catch(() => undefined);
+    await waitRunEvent(starter, runId, (e) => e.stream === "lifecycle" && e.data.phase === "start");
+    const follow = spawnCli(["runs", "follow", runId], env);
+    await follow.waitFor("stdout", /w1 /);
+    const { port } = op.gw.edges[0]!;
+    await op.gw.edges[0]!.proc.kill("SIGKILL");
+    await follow.waitFor("stderr", /connection lost; resuming run/);
+    replacement = spawnService("edge-0b", "services/edge/src/main.ts", ["--config", op.gw.configPath, "--port", String(port)], {
+      E2E_GATEWAY_TOKEN: TOKEN,
+      EDGE_ID: "e2e0b",
+    });
+    await waitHealthy(replacement, op.gw.httpUrl());
+    const res = await follow.exited;
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout.trim()).toBe(Array.from({ length: 40 }, (_, i) => `w${i}`).join(" "));
+    starter.close();
+    await answer;
   });
 
   // Last: it blocks this machine's address on this gateway for a minute.

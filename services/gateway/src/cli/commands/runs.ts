@@ -30,8 +30,8 @@ async function listRuns(ctx: CommandContext): Promise<void> {
   );
 }
 
-/** Reconnections `runs follow` makes when its connection drops (an edge restart), 1 s apart. */
-const FOLLOW_RECONNECTS = 10;
+/** How long `runs follow` keeps reconnecting (1 s apart) after its connection drops: an edge restart. */
+const RESUME_FOR_MS = 60_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -69,11 +69,17 @@ async function followRun(ctx: CommandContext, runId: string): Promise<void> {
   const printer = new RunPrinter(ctx.out, runId);
   printer.lastSeq = (ctx.opts.afterSeq as number | undefined) ?? 0;
   let client = await ctx.control();
-  for (let attempt = 0; (await followOnce(client, printer)) === "closed"; attempt++) {
-    if (attempt >= FOLLOW_RECONNECTS) throw new CliError(EXIT.unreachable, "UNREACHABLE", `lost the gateway while following run ${runId} (last seq ${printer.lastSeq})`);
+  let lostAt: number | undefined;
+  while ((await followOnce(client, printer)) === "closed") {
+    lostAt ??= Date.now();
+    if (Date.now() - lostAt > RESUME_FOR_MS) throw new CliError(EXIT.unreachable, "UNREACHABLE", `lost the gateway while following run ${runId} (last seq ${printer.lastSeq})`);
     ctx.out.note(`connection lost; resuming run ${runId} after seq ${printer.lastSeq}`);
     await sleep(1_000);
-    client = await ctx.reconnect().catch(() => client);
+    const fresh = await ctx.reconnect().catch(() => undefined);
+    if (fresh !== undefined) {
+      client = fresh;
+      lostAt = undefined;
+    }
   }
   const end = printer.end!;
   ctx.out.result({ runId, lastSeq: printer.lastSeq, status: end.phase === "end" ? "ok" : "error", end, text: printer.text, tools: printer.tools }, () => "");
