@@ -1,5 +1,5 @@
 import { type Bus, serveRpc, type Subjects, type Unsubscribe } from "@gw/bus";
-import type { GatewayConfig } from "@gw/config";
+import { bindingWarnings, type GatewayConfig } from "@gw/config";
 import { type PairingRequest, RPC } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { RunQueue, RunRegistry } from "@gw/runs";
@@ -65,6 +65,8 @@ function pairingView(entry: PairingEntry): PairingRequest {
  */
 export async function startInbound(deps: InboundDeps): Promise<Inbound> {
   checkChannelAgents(deps.directory, deps.config);
+  // What `gateway config check` warns about, in the log too: the file is accepted, but a binding answers less than it may seem.
+  for (const { path, message } of bindingWarnings(deps.config.bindings)) deps.logger.warn({ path }, `routing binding: ${message}`);
   const settings = deps.config.delivery;
   const windowMs = settings.idempotencyWindowSeconds * 1000;
   const store = new InboundStore(await deps.durable.kv("delivery_inbound"), { maxPerSession: MAX_PER_SESSION });
