@@ -96,7 +96,17 @@ describe.each(MODES)("OpenAI Agents SDK (%s)", (mode) => {
 
   it("stored responses: GET and DELETE /v1/responses/{id} on any edge; only the latest is continued", async () => {
     const [a, b] = [new OpenAI({ apiKey: TOKEN, baseURL: `${gw.httpUrl(0)}/v1`, maxRetries: 0 }), new OpenAI({ apiKey: TOKEN, baseURL: `${gw.httpUrl(gw.edges.length - 1)}/v1`, maxRetries: 0 })];
-    const first = await a.responses.create({ model: "oa", input: `stored one ${mode}`, store: true, metadata: { t: "1" } });
+    const first = await a.responses.create({
+      model: "oa",
+      input: `stored one ${mode}`,
+      store: true,
+      metadata: { t: "1" },
+      prompt_cache_key: "cache-1",
+      safety_identifier: "user-1",
+    });
+    // The hints an OpenAI provider honours reach it; the labels stay in the gateway.
+    expect(seen(`stored one ${mode}`)[0]!.body).toMatchObject({ prompt_cache_key: "cache-1", safety_identifier: "user-1" });
+    expect(seen(`stored one ${mode}`)[0]!.body).not.toHaveProperty("metadata");
     expect(first).toMatchObject({ store: true, status: "completed", output_text: `You said: stored one ${mode}` });
     expect(await b.responses.retrieve(first.id)).toMatchObject({ id: first.id, store: true, metadata: { t: "1" }, output: first.output });
     const second = await b.responses.create({ model: "oa", input: `stored two ${mode}`, previous_response_id: first.id });

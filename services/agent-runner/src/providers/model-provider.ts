@@ -45,6 +45,10 @@ export interface Sampling {
   /** The end user, for the provider's abuse monitoring. */
   user?: string;
   parallelToolCalls?: boolean;
+  /** OpenAI's prompt cache routing hint; other providers ignore it. */
+  promptCacheKey?: string;
+  /** OpenAI's stable end-user id for abuse detection; other providers ignore it. */
+  safetyIdentifier?: string;
 }
 
 export interface ModelRequest {

@@ -87,6 +87,8 @@ export function openAiSampling(s: Sampling | undefined, hasTools: boolean): Reco
     user: s.user,
     // The API refuses parallel_tool_calls on a request without tools.
     parallel_tool_calls: hasTools ? s.parallelToolCalls : undefined,
+    prompt_cache_key: s.promptCacheKey,
+    safety_identifier: s.safetyIdentifier,
   };
   for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
   return out;

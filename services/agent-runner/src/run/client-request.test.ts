@@ -64,8 +64,14 @@ describe("clientRequest", () => {
       responseFormatJson: '{"type":"json_object"}',
       user: "",
       parallelToolCalls: undefined,
+      promptCacheKey: "",
+      safetyIdentifier: "",
     };
     expect(clientRequest(req({ sampling }), AGENT_TOOLS).sampling).toEqual({ temperature: 0, maxTokens: 10, responseFormat: { type: "json_object" } });
+    expect(clientRequest(req({ sampling: { ...sampling, promptCacheKey: "k", safetyIdentifier: "u" } }), AGENT_TOOLS).sampling).toMatchObject({
+      promptCacheKey: "k",
+      safetyIdentifier: "u",
+    });
     expect(clientRequest(req({}), AGENT_TOOLS)).toEqual({ clientTools: [] });
   });
 });

@@ -50,6 +50,8 @@ function sampling(req: RunRequest): Sampling | undefined {
     responseFormat: jsonObject(s.responseFormatJson, "response_format"),
     user: s.user || undefined,
     parallelToolCalls: s.parallelToolCalls,
+    promptCacheKey: s.promptCacheKey || undefined,
+    safetyIdentifier: s.safetyIdentifier || undefined,
   };
   for (const key of Object.keys(out) as Array<keyof Sampling>) if (out[key] === undefined) delete out[key];
   return Object.keys(out).length ? out : undefined;

@@ -90,6 +90,8 @@ export function sampling(
     frequency_penalty?: number;
     parallel_tool_calls?: boolean;
     user?: string;
+    prompt_cache_key?: string;
+    safety_identifier?: string;
   },
   extra: { maxTokens?: number; stop?: string[]; responseFormat?: ResponseFormat },
 ): SamplingParams {
@@ -105,6 +107,8 @@ export function sampling(
       extra.responseFormat === undefined || extra.responseFormat.type === "text" ? "" : JSON.stringify(extra.responseFormat),
     user: body.user ?? "",
     parallelToolCalls: body.parallel_tool_calls,
+    promptCacheKey: body.prompt_cache_key ?? "",
+    safetyIdentifier: body.safety_identifier ?? "",
   };
 }
 

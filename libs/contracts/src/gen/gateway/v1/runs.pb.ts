@@ -124,7 +124,12 @@ export interface SamplingParams {
   responseFormatJson: string;
   /** The end user, for the provider's abuse monitoring (OpenAI `user`, Anthropic metadata.user_id). */
   user: string;
-  parallelToolCalls?: boolean | undefined;
+  parallelToolCalls?:
+    | boolean
+    | undefined;
+  /** OpenAI's prompt cache routing key and end-user safety identifier: hints, "" when unset. */
+  promptCacheKey: string;
+  safetyIdentifier: string;
 }
 
 /** Published on <prefix>.bcast.run.abort: every runner hears it; the owner stops the run. */
@@ -751,6 +756,8 @@ function createBaseSamplingParams(): SamplingParams {
     responseFormatJson: "",
     user: "",
     parallelToolCalls: undefined,
+    promptCacheKey: "",
+    safetyIdentifier: "",
   };
 }
 
@@ -785,6 +792,12 @@ export const SamplingParams: MessageFns<SamplingParams> = {
     }
     if (message.parallelToolCalls !== undefined) {
       writer.uint32(80).bool(message.parallelToolCalls);
+    }
+    if (message.promptCacheKey !== "") {
+      writer.uint32(90).string(message.promptCacheKey);
+    }
+    if (message.safetyIdentifier !== "") {
+      writer.uint32(98).string(message.safetyIdentifier);
     }
     return writer;
   },
@@ -880,6 +893,22 @@ export const SamplingParams: MessageFns<SamplingParams> = {
             }
 
             message.parallelToolCalls = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.promptCacheKey = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.safetyIdentifier = reader.string();
             continue;
           }
         }
