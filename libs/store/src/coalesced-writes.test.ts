@@ -1,3 +1,4 @@
+import { waitUntil } from "@gw/testing";
 import { once } from "node:events";
 import { createServer, type Socket, connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -22,10 +23,6 @@ async function pair(): Promise<{ client: Socket; chunks: string[]; close(): Prom
   };
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-}
-
 describe("coalesceWrites", () => {
   let close: (() => Promise<void>) | undefined;
   afterEach(async () => {
@@ -47,7 +44,7 @@ describe("coalesceWrites", () => {
     expect(p.client.writableLength).toBe(3);
     await new Promise((r) => process.nextTick(r));
     expect(p.client.writableLength).toBe(0);
-    await until(() => p.chunks.join("") === "abc");
+    await waitUntil(() => p.chunks.join("") === "abc");
     expect(p.chunks).toEqual(["abc"]);
   });
 
@@ -57,12 +54,12 @@ describe("coalesceWrites", () => {
     coalesceWrites(p.client);
     const written: string[] = [];
     p.client.write("1", () => written.push("1"));
-    await until(() => p.chunks.join("") === "1");
+    await waitUntil(() => p.chunks.join("") === "1");
     p.client.write("2", () => written.push("2"));
     p.client.write("3", () => written.push("3"));
-    await until(() => p.chunks.join("") === "123");
+    await waitUntil(() => p.chunks.join("") === "123");
     expect(p.chunks).toEqual(["1", "23"]);
-    await until(() => written.length === 3);
+    await waitUntil(() => written.length === 3);
     expect(written).toEqual(["1", "2", "3"]);
   });
 

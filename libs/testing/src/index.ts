@@ -6,7 +6,7 @@ export { type RedisServerHandle, type StartRedisOptions, startRedis } from "./re
 export { type NatsClusterHandle, type NatsClusterNode, type StartNatsClusterOptions, startNatsCluster } from "./nats-cluster.js";
 export { type RedisClusterHandle, type StartRedisClusterOptions, startRedisCluster } from "./redis-cluster.js";
 export { StartupError } from "./server-lifecycle.js";
-export { type WaitForOptions, waitFor } from "./wait-for.js";
+export { type WaitForOptions, waitFor, waitUntil } from "./wait-for.js";
 export { type FakeModelServer, type RecordedRequest, startFakeModelServer } from "./fakes/fake-model-server.js";
 export type { FakeTurn } from "./fakes/fake-model-script.js";
 export { FAKE_USAGE } from "./fakes/openai-wire.js";

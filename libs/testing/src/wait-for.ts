@@ -37,3 +37,8 @@ export async function waitFor<T>(
     cause: lastError,
   });
 }
+
+/** Polls `check` until it holds: `waitFor` for a yes-or-no condition. */
+export async function waitUntil(check: () => boolean | Promise<boolean>, opts: WaitForOptions = {}): Promise<void> {
+  await waitFor(async () => ((await check()) ? true : undefined), opts);
+}

@@ -1,3 +1,4 @@
+import { waitUntil } from "@gw/testing";
 import { ChannelError } from "@gw/channels";
 import type { DeliverySendRequest } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
@@ -33,14 +34,6 @@ function message(over: Partial<DeliverySendRequest> = {}): DeliverySendRequest {
     idempotencyKey: `run:${Math.random()}`,
     ...over,
   };
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** A gate a test opens when it wants: what waits on it stays stalled until then. */
@@ -87,9 +80,9 @@ describe("Outbox", () => {
     const job = message();
     const first = await outbox.enqueue(job, "run:1");
     expect(await outbox.enqueue(job, "run:1")).toEqual({ jobId: first.jobId, duplicate: true });
-    await until(() => adapter.sent.length === 1);
+    await waitUntil(() => adapter.sent.length === 1, { timeoutMs: 5_000 });
     // The job goes from the store once the platform took it, just after the send returns.
-    await until(async () => (await outbox.pending()) === 0);
+    await waitUntil(async () => (await outbox.pending()) === 0, { timeoutMs: 5_000 });
     expect(adapter.sent).toHaveLength(1);
   });
 
@@ -103,13 +96,13 @@ describe("Outbox", () => {
     adapter.script.push(down(), down(), down()); // maxAttempts is 3: the first job attempt fails
     outbox.start();
     await outbox.enqueue(message({ text: "retried" }), "run:2");
-    await until(() => adapter.sent.length === 1, 8_000);
-    await until(async () => (await outbox.pending()) === 0);
+    await waitUntil(() => adapter.sent.length === 1, { timeoutMs: 8_000 });
+    await waitUntil(async () => (await outbox.pending()) === 0, { timeoutMs: 5_000 });
 
     adapter.script.push(new ChannelError("rejected", "Bad Request: chat not found", { status: 400 }));
     await outbox.enqueue(message({ text: "refused" }), "run:3");
-    await until(() => adapter.script.length === 0);
-    await until(async () => (await outbox.pending()) === 0);
+    await waitUntil(() => adapter.script.length === 0, { timeoutMs: 5_000 });
+    await waitUntil(async () => (await outbox.pending()) === 0, { timeoutMs: 5_000 });
     expect(adapter.sent.map((m) => ("text" in m ? m.text : ""))).toEqual(["retried"]);
   });
 
@@ -132,7 +125,7 @@ describe("Outbox", () => {
     );
     outboxes.push(outbox);
     outbox.start();
-    await until(() => after.adapter.sent.length === 1);
+    await waitUntil(() => after.adapter.sent.length === 1, { timeoutMs: 5_000 });
     expect(after.adapter.sent[0]).toMatchObject({ text: "waited for a restart" });
   });
 
@@ -151,7 +144,7 @@ describe("Outbox", () => {
     outboxes.push(survivor);
     const started = Date.now();
     survivor.start();
-    await until(() => shared.adapter.sent.length === 1);
+    await waitUntil(() => shared.adapter.sent.length === 1, { timeoutMs: 5_000 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(200);
   });
 
@@ -170,7 +163,7 @@ describe("Outbox", () => {
     );
     outboxes.push(a);
     await a.enqueue(job, "run:6");
-    await until(() => stalled.reads() === 1);
+    await waitUntil(() => stalled.reads() === 1, { timeoutMs: 5_000 });
 
     // B takes the job once A's lease lapsed, and is still sending when A wakes.
     const bSending = gate();
@@ -181,14 +174,14 @@ describe("Outbox", () => {
     );
     outboxes.push(b);
     b.start();
-    await until(() => sendsByB === 1);
+    await waitUntil(() => sendsByB === 1, { timeoutMs: 5_000 });
     stalled.wake();
     await a.stop();
     expect(sendsByA).toBe(0);
     expect(await shared.store.leases.holder(leaseKey)).toMatch(/^b:/);
 
     bSending.open();
-    await until(async () => (await b.pending()) === 0);
+    await waitUntil(async () => (await b.pending()) === 0, { timeoutMs: 5_000 });
     expect(shared.adapter.sent.map((m) => ("text" in m ? m.text : ""))).toEqual(["once"]);
   });
 });

@@ -1,8 +1,7 @@
-import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
+import { type FakeModelServer, startFakeModelServer, waitUntil } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RUN_AGENTS, runModels, send, waitRunEvent } from "./fixtures/agent-runs.js";
 import { type GatewayUnderTest, startGateway, TOKEN } from "./fixtures/gateway.js";
-import { waitFor } from "./fixtures/session-load.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 /** The documented bound (docs/decisions.md): heartbeat TTL 6 s + one 1 s poll, plus slack for a loaded CI box. */
@@ -88,7 +87,7 @@ describe("a runner killed -9 with several runs in hand (distributed)", () => {
         () => undefined,
       );
     });
-    await waitFor(() => streaming.size >= 4, 30_000);
+    await waitUntil(() => streaming.size >= 4, { timeoutMs: 30_000 });
     expect(streaming.size, gw.logs()).toBe(4);
     await gw.runners![0]!.kill("SIGKILL");
 

@@ -1,4 +1,4 @@
-import { DEFAULT_TELEGRAM_BOTS, type FakeTelegram, startFakeTelegram } from "@gw/testing";
+import { DEFAULT_TELEGRAM_BOTS, type FakeTelegram, startFakeTelegram, waitUntil } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectRun, send } from "./fixtures/agent-runs.js";
 import { type GatewayUnderTest, startGateway, TOKEN } from "./fixtures/gateway.js";
@@ -14,14 +14,6 @@ async function connected(url: string): Promise<WsClient> {
   const client = await WsClient.open(url);
   expect((await client.connect(TOKEN)).ok).toBe(true);
   return client;
-}
-
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe("exactly once across two edges and two delivery replicas (distributed)", () => {
@@ -99,10 +91,10 @@ describe("pacing, 429s and a delivery crash (distributed, one delivery replica)"
     const response = send(client, "agent", { message: "survive the crash", sessionKey: `tg:${CHAT}`, runId, deliver: true });
     await collectRun(client, runId);
     expect((await response).ok).toBe(true);
-    await until(() => fake.requests.some((r) => r.path.endsWith("/sendMessage")), 10_000);
+    await waitUntil(() => fake.requests.some((r) => r.path.endsWith("/sendMessage")), { timeoutMs: 10_000 });
     await gw.delivery![0]!.kill("SIGKILL");
     await gw.addDeliveryReplica!();
-    await until(() => fake.delivered.some((d) => d.text === "survive the crash"), 60_000);
+    await waitUntil(() => fake.delivered.some((d) => d.text === "survive the crash"), { timeoutMs: 60_000 });
     // At least once: the cut call may have reached the platform too (docs/decisions.md, Delivery).
     const copies = fake.delivered.filter((d) => d.text === "survive the crash").length;
     expect(copies).toBeGreaterThanOrEqual(1);

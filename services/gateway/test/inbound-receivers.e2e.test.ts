@@ -7,17 +7,7 @@
  */
 import { connectNats } from "@gw/bus";
 import { createJetStreamDurableStore } from "@gw/store";
-import {
-  DEFAULT_DISCORD_BOTS,
-  DEFAULT_DISCORD_USERS,
-  DEFAULT_TELEGRAM_BOTS,
-  type FakeDiscord,
-  type FakeDiscordGateway,
-  type FakeTelegram,
-  startFakeDiscord,
-  startFakeDiscordGateway,
-  startFakeTelegram,
-} from "@gw/testing";
+import { DEFAULT_DISCORD_BOTS, DEFAULT_DISCORD_USERS, DEFAULT_TELEGRAM_BOTS, type FakeDiscord, type FakeDiscordGateway, type FakeTelegram, startFakeDiscord, startFakeDiscordGateway, startFakeTelegram, waitUntil } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, startGateway } from "./fixtures/gateway.js";
 import { waitOutput } from "./fixtures/processes.js";
@@ -29,14 +19,6 @@ const TG_CHAT = 4242;
 const DM_CHANNEL = "1400000000000000009";
 /** The receivers' default lease (10 s) plus one acquire round (at most 3 s) and a connect. */
 const TAKEOVER_BOUND_MS = 15_000;
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const holds = (channel: string) => new RegExp(`"channel":"${channel}"[^\\n]*holds the lease`);
 
@@ -100,12 +82,12 @@ describe("inbound receivers across two delivery replicas (distributed)", () => {
 
     // Before the kill: five messages on each platform, handled by the first replica.
     const before = Array.from({ length: 5 }, (_, i) => write(i));
-    await until(() => handled("tg").length === 5 && handled("dc").length === 5, "the first five handled");
+    await waitUntil(() => handled("tg").length === 5 && handled("dc").length === 5, { what: "the first five handled", timeoutMs: 20_000 });
     const lastUpdate = before.at(-1)!.updateId;
     const lastSeq = before.at(-1)!.seq;
     // Handled means stored and its cursor moved: Telegram sees the confirming offset, JetStream the seq.
-    await until(() => tg.pollStats().offsets.includes(lastUpdate + 1), "telegram offset past the fifth update");
-    await until(async () => (await storedDiscordSeq()) >= lastSeq, "discord cursor past the fifth message");
+    await waitUntil(() => tg.pollStats().offsets.includes(lastUpdate + 1), { what: "telegram offset past the fifth update", timeoutMs: 20_000 });
+    await waitUntil(async () => (await storedDiscordSeq()) >= lastSeq, { what: "discord cursor past the fifth message", timeoutMs: 20_000 });
     expect(second!.output()).not.toMatch(holds("tg"));
     expect(second!.output()).not.toMatch(holds("dc"));
     const offsetsBefore = tg.pollStats().offsets.length;
@@ -114,7 +96,7 @@ describe("inbound receivers across two delivery replicas (distributed)", () => {
     await first!.kill("SIGKILL");
     await waitOutput(second!, holds("tg"), TAKEOVER_BOUND_MS);
     await waitOutput(second!, holds("dc"), TAKEOVER_BOUND_MS);
-    await until(() => tg.pollStats().offsets.length > offsetsBefore && gateway.stats.resumed === 1, "the survivor polls and resumed", TAKEOVER_BOUND_MS);
+    await waitUntil(() => tg.pollStats().offsets.length > offsetsBefore && gateway.stats.resumed === 1, { what: "the survivor polls and resumed", timeoutMs: TAKEOVER_BOUND_MS });
     const takeoverMs = Date.now() - killedAt;
     expect(takeoverMs).toBeLessThan(TAKEOVER_BOUND_MS);
 
@@ -125,7 +107,7 @@ describe("inbound receivers across two delivery replicas (distributed)", () => {
 
     // After it: five more each, handled by the survivor.
     for (let i = 5; i < 10; i++) write(i);
-    await until(() => handled("tg").length >= 10 && handled("dc").length >= 10, "all ten handled");
+    await waitUntil(() => handled("tg").length >= 10 && handled("dc").length >= 10, { what: "all ten handled", timeoutMs: 20_000 });
     await new Promise((r) => setTimeout(r, 1_000));
     const expected = (prefix: string) => Array.from({ length: 10 }, (_, i) => `${prefix} ${i}`);
     expect(handled("tg")).toEqual(expected("telegram"));

@@ -3,9 +3,9 @@ import { callRpc, connectNats, createSubjects, NatsBus } from "@gw/bus";
 import { RPC } from "@gw/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, startGateway, TOKEN } from "./fixtures/gateway.js";
-import { freePort } from "@gw/testing";
+import { freePort, waitUntil } from "@gw/testing";
 import { spawnService, waitHealthy } from "./fixtures/processes.js";
-import { driveAppends, expectIntactSession, killHard, waitFor } from "./fixtures/session-load.js";
+import { driveAppends, expectIntactSession, killHard } from "./fixtures/session-load.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 const SESSIONS = 10;
@@ -43,7 +43,7 @@ describe("session durability (distributed: JetStream)", () => {
     const keys = keysFor(randomUUID().slice(0, 6));
     const progress = { acked: 0, failed: 0 };
     const load = driveAppends({ keys, perSession: PER_SESSION, append }, progress);
-    await waitFor(() => progress.acked >= 300);
+    await waitUntil(() => progress.acked >= 300, { timeoutMs: 60_000 });
     await killHard(gw.sessions![0]!);
     const ackedAtKill = progress.acked;
     await new Promise((r) => setTimeout(r, 500));
@@ -65,7 +65,7 @@ describe("session durability (distributed: JetStream)", () => {
     const writer = (tag: string) =>
       driveAppends({ keys, perSession: PER_SESSION / 2, append: (key, body) => append(key, `${tag}-${body}`) }, progress);
     const load = Promise.all([writer("a"), writer("b")]);
-    await waitFor(() => progress.acked >= 300);
+    await waitUntil(() => progress.acked >= 300, { timeoutMs: 60_000 });
     await killHard(gw.sessions!.at(-1)!);
     await new Promise((r) => setTimeout(r, 500));
     await gw.addSessionsReplica!();
@@ -81,7 +81,7 @@ describe("session durability (distributed: JetStream)", () => {
     const keys = keysFor(randomUUID().slice(0, 6));
     const progress = { acked: 0, failed: 0 };
     const load = driveAppends({ keys, perSession: PER_SESSION, append }, progress);
-    await waitFor(() => progress.acked >= 300);
+    await waitUntil(() => progress.acked >= 300, { timeoutMs: 60_000 });
     await gw.nats!.kill("SIGKILL");
     await new Promise((r) => setTimeout(r, 500));
     await gw.nats!.start();
@@ -133,7 +133,7 @@ describe("session durability (embedded: files)", () => {
     const progress = { acked: 0, failed: 0 };
     // Each run appends the user message and the answer: 50 runs per session = 100 messages.
     const load = driveAppends({ keys, perSession: PER_SESSION / 2, append: run }, progress);
-    await waitFor(() => progress.acked >= 150);
+    await waitUntil(() => progress.acked >= 150, { timeoutMs: 60_000 });
     await killHard(gw.edges[0]!.proc);
     const port = await freePort();
     restarted = spawnService("gateway-2", "services/gateway/src/cli.ts", [

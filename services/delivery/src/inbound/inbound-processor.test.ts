@@ -1,3 +1,4 @@
+import { waitUntil } from "@gw/testing";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,14 +14,6 @@ import { InboundStore, type QueuedMessage, type QueueRead } from "./inbound-stor
 const logger = createLogger({ service: "test", level: "silent" });
 const origin = { channelId: "tg", accountId: "default" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await sleep(10);
-  }
-}
 
 /** A turn that records who took which message when, and takes `slowMs` for messages saying "slow". */
 class RecordingTurn {
@@ -100,11 +93,11 @@ describe("InboundProcessor", () => {
     const r = await replica("a", turn);
     await post(r, "tg:42", "1", "slow one");
     for (const id of ["2", "3", "4", "5", "6"]) await post(r, "tg:42", id);
-    await until(() => turn.taken.length === 6);
+    await waitUntil(() => turn.taken.length === 6, { timeoutMs: 10_000 });
     expect(turn.order("tg:42")).toEqual(["1", "2", "3", "4", "5", "6"]);
     expect(turn.overlapped).toBe(false);
     // Taken off the store once done: nothing is left for a restart to answer again.
-    await until(async () => (await r.store.keys()).length === 0);
+    await waitUntil(async () => (await r.store.keys()).length === 0, { timeoutMs: 10_000 });
   });
 
   it("works different sessions side by side", async () => {
@@ -112,7 +105,7 @@ describe("InboundProcessor", () => {
     const r = await replica("a", turn);
     const started = Date.now();
     await Promise.all(["tg:1", "tg:2", "tg:3"].map((session) => post(r, session, `${session}-1`, "slow")));
-    await until(() => turn.taken.length === 3);
+    await waitUntil(() => turn.taken.length === 3, { timeoutMs: 10_000 });
     expect(Date.now() - started).toBeLessThan(1_100);
   });
 
@@ -124,7 +117,7 @@ describe("InboundProcessor", () => {
     for (let i = 0; i < 10; i++) {
       for (const session of sessions) await post(i % 2 === 0 ? a : b, session, `${session}#${i}`, i % 3 === 0 ? "slow" : "fast");
     }
-    await until(() => turn.taken.length === 40);
+    await waitUntil(() => turn.taken.length === 40, { timeoutMs: 10_000 });
     await sleep(300);
     expect(turn.taken).toHaveLength(40);
     for (const session of sessions) expect(turn.order(session)).toEqual(Array.from({ length: 10 }, (_, i) => `${session}#${i}`));
@@ -141,7 +134,7 @@ describe("InboundProcessor", () => {
     survivor.processor.start();
     await sleep(200);
     expect(turn.taken).toEqual([]);
-    await until(() => turn.taken.length === 2);
+    await waitUntil(() => turn.taken.length === 2, { timeoutMs: 10_000 });
     expect(turn.order("tg:42")).toEqual(["1", "2"]);
   });
 
@@ -154,8 +147,8 @@ describe("InboundProcessor", () => {
     await post(a, "tg:42", "1", "slow");
     await a.store.append(origin, "tg:42", [inboundMessage("2")], new Set());
     b.processor.start();
-    await until(() => turn.taken.filter((t) => t.replica === "b").length === 2);
-    await until(() => a.processor.busy() === 0);
+    await waitUntil(() => turn.taken.filter((t) => t.replica === "b").length === 2, { timeoutMs: 10_000 });
+    await waitUntil(() => a.processor.busy() === 0, { timeoutMs: 10_000 });
     // A finished the turn it had started (the same run: InboundTurn follows it, answering once), then stopped.
     expect(turn.taken.filter((t) => t.replica === "a").map((t) => t.eventId)).toEqual(["1"]);
     expect(turn.taken.filter((t) => t.replica === "b").map((t) => t.eventId)).toEqual(["1", "2"]);
@@ -168,7 +161,7 @@ describe("InboundProcessor", () => {
     r.processor.start();
     await post(r, "tg:42", "1");
     await post(r, "tg:42", "2");
-    await until(() => turn.taken.length === 2, 5_000);
+    await waitUntil(() => turn.taken.length === 2, { timeoutMs: 5_000 });
     expect(turn.order("tg:42")).toEqual(["1", "2"]);
   });
 
@@ -179,7 +172,7 @@ describe("InboundProcessor", () => {
     r.processor.start();
     await post(r, "tg:42", "1");
     await post(r, "tg:42", "2");
-    await until(() => turn.taken.length === 1, 10_000);
+    await waitUntil(() => turn.taken.length === 1, { timeoutMs: 10_000 });
     expect(turn.gaveUp).toEqual(["1"]);
     expect(turn.order("tg:42")).toEqual(["2"]);
   });
@@ -190,8 +183,8 @@ describe("InboundProcessor", () => {
     await new AnsweredEvents(fastStore, 60_000).mark("in:tg:default:1");
     await post(r, "tg:42", "1");
     await post(r, "tg:42", "2");
-    await until(() => turn.taken.length === 1);
-    await until(async () => (await r.store.keys()).length === 0);
+    await waitUntil(() => turn.taken.length === 1, { timeoutMs: 10_000 });
+    await waitUntil(async () => (await r.store.keys()).length === 0, { timeoutMs: 10_000 });
     expect(turn.order("tg:42")).toEqual(["2"]);
   });
 

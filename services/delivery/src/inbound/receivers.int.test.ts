@@ -1,7 +1,7 @@
 import { connectNats } from "@gw/bus";
 import { createLogger } from "@gw/runtime";
 import { createJetStreamDurableStore, createRedisFastStore, type DurableStore, type FastStore } from "@gw/store";
-import { type NatsServerHandle, type RedisServerHandle, startNats, startRedis } from "@gw/testing";
+import { type NatsServerHandle, type RedisServerHandle, startNats, startRedis, waitUntil } from "@gw/testing";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MemorySink, MessageLog, receiverDirectory } from "../../test/memory-receiver.js";
@@ -21,14 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([nats?.stop(), redis?.stop()]);
 });
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** One delivery replica's own connections, as a separate process would have them. */
 interface Replica {
@@ -71,23 +63,23 @@ describe("inbound receivers on Redis and JetStream", () => {
     const log = new MessageLog();
     const sink = new MemorySink();
     const a = await replica("a", log, sink);
-    await until(async () => (await a.fast.leases.holder(KEY)) !== null, "a holds the lease");
+    await waitUntil(async () => (await a.fast.leases.holder(KEY)) !== null, { what: "a holds the lease", timeoutMs: 10_000 });
     const b = await replica("b", log, sink);
     for (let i = 0; i < 20; i++) log.write(`m${i}`);
-    await until(() => sink.accepted.length === 20, "twenty stored");
+    await waitUntil(() => sink.accepted.length === 20, { what: "twenty stored", timeoutMs: 10_000 });
     expect(log.maxActive).toBe(1);
     expect(log.startedFrom).toEqual([undefined]);
 
     const crashedAt = Date.now();
     await crash(a);
-    await until(() => log.startedFrom.length === 2, "b took over", TIMING.ttlMs + 5_000);
+    await waitUntil(() => log.startedFrom.length === 2, { what: "b took over", timeoutMs: TIMING.ttlMs + 5_000 });
     const takeover = Date.now() - crashedAt;
     expect(takeover).toBeLessThan(TIMING.ttlMs + TIMING.acquireEveryMs * 1.5 + 2_000);
     expect(log.startedFrom[1]).toBe("20");
     expect(await b.fast.leases.holder(KEY)).toMatch(/^b:/);
 
     for (let i = 20; i < 25; i++) log.write(`m${i}`);
-    await until(() => sink.accepted.length === 25, "five more stored");
+    await waitUntil(() => sink.accepted.length === 25, { what: "five more stored", timeoutMs: 10_000 });
     expect(sink.eventIds()).toEqual(log.messages.map((m) => m.eventId));
     // The crashed replica gave up reading before its lease could lapse: never two readers.
     expect(log.maxActive).toBe(1);

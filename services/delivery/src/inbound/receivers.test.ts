@@ -1,3 +1,4 @@
+import { waitUntil } from "@gw/testing";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,14 +13,6 @@ import { type Receivers, startReceivers } from "./receivers.js";
 
 const logger = createLogger({ service: "test", level: "silent" });
 const TIMING = { ttlMs: 600, renewEveryMs: 150, acquireEveryMs: 60, backoffBaseMs: 20, backoffMaxMs: 100, healthyAfterMs: 60_000 };
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** A FastStore whose leases can be cut off, as for a replica that lost Redis or froze. */
 function cuttable(inner: FastStore): { store: FastStore; cut(): void } {
@@ -63,7 +56,7 @@ describe("inbound receivers", () => {
     await replica("b", { tg: log }, sinkB);
     expect(a.accounts).toEqual(["tg:default"]);
     for (let i = 0; i < 10; i++) log.write(`hello ${i}`);
-    await until(() => sinkA.accepted.length + sinkB.accepted.length === 10, "all ten stored");
+    await waitUntil(() => sinkA.accepted.length + sinkB.accepted.length === 10, { what: "all ten stored", timeoutMs: 5_000 });
     await new Promise((r) => setTimeout(r, TIMING.ttlMs));
     expect(log.maxActive).toBe(1);
     expect([...sinkA.eventIds(), ...sinkB.eventIds()]).toEqual(log.messages.map((m) => m.eventId));
@@ -75,17 +68,17 @@ describe("inbound receivers", () => {
     const log = new MessageLog();
     const sink = new MemorySink();
     const a = await replica("a", { tg: log }, sink);
-    await until(() => log.active === 1, "a reads");
+    await waitUntil(() => log.active === 1, { what: "a reads", timeoutMs: 5_000 });
     log.write("one");
     log.write("two");
-    await until(() => sink.accepted.length === 2, "two stored");
+    await waitUntil(() => sink.accepted.length === 2, { what: "two stored", timeoutMs: 5_000 });
     await replica("b", { tg: log }, sink);
     await a.stop();
     started.splice(started.indexOf(a), 1);
-    await until(() => log.startedFrom.length === 2 && log.active === 1, "b reads");
+    await waitUntil(() => log.startedFrom.length === 2 && log.active === 1, { what: "b reads", timeoutMs: 5_000 });
     expect(log.startedFrom[1]).toBe("2");
     log.write("three");
-    await until(() => sink.accepted.length === 3, "three stored");
+    await waitUntil(() => sink.accepted.length === 3, { what: "three stored", timeoutMs: 5_000 });
     expect(sink.eventIds()).toEqual(["e1", "e2", "e3"]);
   });
 
@@ -94,19 +87,19 @@ describe("inbound receivers", () => {
     const sink = new MemorySink();
     const frozen = cuttable(fast);
     await replica("a", { tg: log }, sink, frozen.store);
-    await until(() => log.active === 1, "a reads");
+    await waitUntil(() => log.active === 1, { what: "a reads", timeoutMs: 5_000 });
     log.write("one");
-    await until(() => sink.accepted.length === 1, "one stored");
+    await waitUntil(() => sink.accepted.length === 1, { what: "one stored", timeoutMs: 5_000 });
     await replica("b", { tg: log }, sink);
     // a can no longer renew: its lease lapses, b takes over, a must stop reading.
     const cutAt = Date.now();
     frozen.cut();
-    await until(() => log.startedFrom.length === 2, "b took over");
+    await waitUntil(() => log.startedFrom.length === 2, { what: "b took over", timeoutMs: 5_000 });
     expect(Date.now() - cutAt).toBeLessThan(TIMING.ttlMs + TIMING.acquireEveryMs * 2 + 1_500);
-    await until(() => log.active === 1, "a stopped reading");
+    await waitUntil(() => log.active === 1, { what: "a stopped reading", timeoutMs: 5_000 });
     expect(log.startedFrom[1]).toBe("1");
     log.write("two");
-    await until(() => sink.accepted.length === 2, "two stored");
+    await waitUntil(() => sink.accepted.length === 2, { what: "two stored", timeoutMs: 5_000 });
     expect(sink.eventIds()).toEqual(["e1", "e2"]);
     expect(log.maxActive).toBe(1);
   });
@@ -117,7 +110,7 @@ describe("inbound receivers", () => {
     sink.script.push(new Error("jetstream is down"), new Error("jetstream is down"));
     await replica("a", { tg: log }, sink);
     log.write("one");
-    await until(() => sink.accepted.length === 1, "stored after two failures");
+    await waitUntil(() => sink.accepted.length === 1, { what: "stored after two failures", timeoutMs: 5_000 });
     expect(log.startedFrom).toEqual([undefined, undefined, undefined]);
     expect(sink.eventIds()).toEqual(["e1"]);
     const status = await new StatusBook(fast).read("tg", "default");
@@ -131,8 +124,8 @@ describe("inbound receivers", () => {
     const sink = new MemorySink();
     await replica("a", { bad: broken, good: healthy }, sink);
     healthy.write("still here");
-    await until(() => sink.eventIds("good").length === 1, "the healthy account delivers");
-    await until(async () => (await new StatusBook(fast).read("bad", "default")).lastError !== "", "the failure is in channels.status");
+    await waitUntil(() => sink.eventIds("good").length === 1, { what: "the healthy account delivers", timeoutMs: 5_000 });
+    await waitUntil(async () => (await new StatusBook(fast).read("bad", "default")).lastError !== "", { what: "the failure is in channels.status", timeoutMs: 5_000 });
     expect((await new StatusBook(fast).read("bad", "default")).lastError).toBe("inbound: 401: Unauthorized");
     expect((await new StatusBook(fast).read("good", "default")).lastError).toBe("");
     // Backed off: far fewer tries than a tight loop would make in this time.
@@ -144,7 +137,7 @@ describe("inbound receivers", () => {
     const receivers = await replica("a", { tg: log, plain: undefined }, new MemorySink());
     expect(receivers.accounts).toEqual(["tg:default"]);
     const key = receiverKey({ channelId: "tg", accountId: "default" });
-    await until(async () => (await fast.leases.holder(key)) !== null, "lease taken");
+    await waitUntil(async () => (await fast.leases.holder(key)) !== null, { what: "lease taken", timeoutMs: 5_000 });
     expect(await fast.leases.holder(key)).toMatch(/^a:/);
     await receivers.stop();
     started.splice(0);
