@@ -1,10 +1,11 @@
 import { Agent, OpenAIProvider, run, setTracingDisabled, tool } from "@openai/agents";
-import { type FakeModelServer, startFakeModelServer } from "@gw/testing";
+import { type FakeModelServer, freePort, startFakeModelServer } from "@gw/testing";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RUN_AGENTS, runModels } from "./fixtures/agent-runs.js";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { type ServiceProcess, spawnService, waitHealthy } from "./fixtures/processes.js";
 
 // The SDK exports traces to api.openai.com by default: no traffic beyond this machine.
 setTracingDisabled(true);
@@ -124,5 +125,38 @@ describe.each(MODES)("OpenAI Agents SDK (%s)", (mode) => {
     const plain = await a.responses.create({ model: "oa", input: "not kept" });
     expect(plain).toMatchObject({ store: false });
     await expect(a.responses.retrieve(plain.id)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+/** A stored response outlives its gateway: the id still reads and continues after a restart. */
+describe("stored responses across a restart (embedded: files)", () => {
+  let gw: GatewayUnderTest;
+  let fake: FakeModelServer;
+  let restarted: ServiceProcess | undefined;
+  beforeAll(async () => {
+    fake = await startFakeModelServer();
+    gw = await startGateway("embedded", { agents: RUN_AGENTS, models: runModels(fake) });
+  });
+  afterAll(async () => {
+    await restarted?.stop();
+    await gw?.stop();
+    await fake?.close();
+  });
+
+  it("reads and continues a response stored before the restart", async () => {
+    const before = new OpenAI({ apiKey: TOKEN, baseURL: `${gw.httpUrl()}/v1`, maxRetries: 0 });
+    const first = await before.responses.create({ model: "oa", input: "kept across restarts", store: true });
+    await gw.edges[0]!.proc.stop();
+    const port = await freePort();
+    restarted = spawnService("gateway-2", "services/gateway/src/cli.ts", ["start", "--config", gw.configPath, "--port", String(port)], {
+      E2E_GATEWAY_TOKEN: TOKEN,
+    });
+    await waitHealthy(restarted, `http://127.0.0.1:${port}`);
+    const after = new OpenAI({ apiKey: TOKEN, baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+    expect(await after.responses.retrieve(first.id)).toMatchObject({ id: first.id, output_text: "You said: kept across restarts" });
+    const next = await after.responses.create({ model: "oa", input: "and after", previous_response_id: first.id });
+    expect(next.output_text).toBe("You said: and after");
+    const upstream = fake.requests.filter((r) => JSON.stringify(r.body.messages).includes("and after"));
+    expect(JSON.stringify(upstream.at(-1)!.body.messages)).toContain("You said: kept across restarts");
   });
 });
