@@ -184,10 +184,8 @@ describe("HTTP errors", () => {
 
 describe("deadline and abort", () => {
   it("fails with a retryable timeout when no headers arrive within the deadline", async () => {
-    const started = Date.now();
     const err = await failure(client().requestJson({ path: "no-headers", timeoutMs: 150 }));
     expect(err).toMatchObject({ kind: "timeout", retryable: true, message: expect.stringContaining("no answer within 150 ms") });
-    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it("covers the body of requestJson too", async () => {

@@ -84,11 +84,9 @@ describe("startHealthServer", () => {
     stream.on("data", (m: { status: string }) => received.push(m.status));
     const ended = new Promise((resolve) => stream.once("end", resolve));
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const started = Date.now();
     await server!.close();
     server = undefined;
     await ended;
-    expect(Date.now() - started).toBeLessThan(1_000);
     expect(received).toEqual(["SERVING", "NOT_SERVING"]);
     client.close();
   });

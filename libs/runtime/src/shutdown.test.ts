@@ -78,9 +78,7 @@ describe("Shutdown", () => {
     shutdown.add("never-reached", never);
     shutdown.add("stuck", () => new Promise<void>(() => {}));
     shutdown.add("quick", () => {});
-    const started = Date.now();
     await shutdown.run("test");
-    expect(Date.now() - started).toBeLessThan(1_000);
     expect(exit).toHaveBeenCalledExactlyOnceWith(1);
     expect(never).not.toHaveBeenCalled();
     expect(logs).toContainEqual(

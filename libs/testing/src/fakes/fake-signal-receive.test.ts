@@ -35,13 +35,12 @@ describe("fake signal-cli-rest-api: receive and typing", () => {
 
   it("waits up to the timeout for a message, and answers as soon as one comes", async () => {
     signal = await startFakeSignal({ mode: "normal" });
-    const started = Date.now();
-    const waiting = receive("timeout=10");
+    // Waiting out the 60 s timeout would outlast the test's own: answering at once is what passes.
+    const waiting = receive("timeout=60");
     await new Promise((r) => setTimeout(r, 200));
     expect(signal.receiveStats.active).toBe(1);
     signal.userWrites({ from: "+15557770000", text: "now" });
     expect(((await waiting).body as unknown[]).length).toBe(1);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("refuses a plain GET in json-rpc mode, a bad timeout and an unknown account", async () => {

@@ -21,6 +21,8 @@ class RecordingTurn {
   readonly gaveUp: string[] = [];
   private readonly running = new Set<string>();
   overlapped = false;
+  /** The most sessions taken at once. */
+  peak = 0;
   failNext = 0;
 
   constructor(private readonly slowMs = 300) {}
@@ -35,6 +37,7 @@ class RecordingTurn {
         const session = read.queue.sessionKey;
         if (this.running.has(session)) this.overlapped = true;
         this.running.add(session);
+        this.peak = Math.max(this.peak, this.running.size);
         await sleep(item.message.text.includes("slow") ? this.slowMs : 5);
         this.running.delete(session);
         this.taken.push({ replica, session, eventId: item.message.eventId });
@@ -103,10 +106,9 @@ describe("InboundProcessor", () => {
   it("works different sessions side by side", async () => {
     const turn = new RecordingTurn(400);
     const r = await replica("a", turn);
-    const started = Date.now();
     await Promise.all(["tg:1", "tg:2", "tg:3"].map((session) => post(r, session, `${session}-1`, "slow")));
     await waitUntil(() => turn.taken.length === 3, { timeoutMs: 10_000 });
-    expect(Date.now() - started).toBeLessThan(1_100);
+    expect(turn.peak).toBe(3);
   });
 
   it("takes each message once, in order, when two replicas share the store", async () => {
@@ -193,9 +195,8 @@ describe("InboundProcessor", () => {
     const r = await replica("a", turn);
     const key = await post(r, "tg:42", "1", "slow");
     await sleep(50);
-    const started = Date.now();
+    // The turn waits a minute: stop() returning at all is the grace at work.
     await r.processor.stop(200);
-    expect(Date.now() - started).toBeLessThan(1_000);
     expect(await r.store.keys()).toEqual([key]);
   });
 });

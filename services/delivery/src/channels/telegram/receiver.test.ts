@@ -135,10 +135,8 @@ describe("telegram long polling", () => {
       for await (const batch of adapter("polling").receiver!.receive(undefined, controller.signal)) void batch;
     })();
     await new Promise((r) => setTimeout(r, 300));
-    const started = Date.now();
     controller.abort();
     await receiving.catch(() => undefined);
-    expect(Date.now() - started).toBeLessThan(1_000);
     await new Promise((r) => setTimeout(r, 50));
     expect(tg.pollStats().active).toBe(0);
   });
