@@ -125,3 +125,38 @@ describe("an MCP server over Streamable HTTP", () => {
     expect(status.tools).toEqual([]);
   });
 });
+
+describe("an MCP server's limits and logs", () => {
+  let fake: FakeMcpHttpServer;
+  let servers: McpServers;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    fake = await startFakeMcpHttpServer();
+    const destination = { write: (line: string) => lines.push(line) } as unknown as NodeJS.WritableStream;
+    servers = new McpServers(
+      { servers: { small: { ...base, url: fake.url, allowHosts: ["127.0.0.1"], headers: { authorization: "Bearer logged-never" }, maxResultBytes: 200 } } },
+      { logger: createLogger({ service: "test", level: "debug", destination }), backoff: fastRestart },
+    );
+    servers.start();
+    await connected(servers, "small");
+  });
+  afterAll(async () => {
+    await servers?.stop();
+    await fake?.close();
+  });
+
+  it("cuts a result to the server's maxResultBytes, with the note", async () => {
+    const result = await new ToolRegistry([servers]).invoke("small.greet", { name: "x".repeat(1_000) }, ctx());
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(200);
+    expect(result).toMatchObject({ truncated: true, content: expect.stringMatching(/^Hello, x+\n\[truncated by the gateway/) });
+  });
+
+  it("logs arguments and results at debug with the configured secrets masked", async () => {
+    await new ToolRegistry([servers]).invoke("small.greet", { name: "Bearer logged-never" }, ctx());
+    const call = lines.find((l) => l.includes('"MCP tool call"') && l.includes("small.greet") && !l.includes("xxxx"));
+    expect(call).toBeDefined();
+    expect(JSON.parse(call!)).toMatchObject({ level: 20 });
+    expect(lines.join("\n")).not.toContain("logged-never");
+    expect(lines.some((l) => l.includes('"MCP tool result"'))).toBe(true);
+  });
+});
