@@ -113,7 +113,7 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
     }
   });
 
-  it("picks the model: request override, then the session's (sessions.patch), then the agent's", async () => {
+  it("picks the model: request override, then the session's (sessions.patch) for its own agent, then the agent's", async () => {
     const client = await open(0, "control");
     const key = `e2e:model-${mode}`;
     const apiOf = (word: string) => suite.fake.requests.find((r) => JSON.stringify(r.body).includes(word))?.api;
@@ -128,6 +128,11 @@ describe.each(MODES)("agent runs (%s)", (mode) => {
     expect((await send(client, "sessions.patch", { key, model: "fake-anthropic/claude-test" })).ok).toBe(true);
     expect((await send(client, "agent", { message: "model-session", sessionKey: key, agentId: "oa" })).ok).toBe(true);
     expect(apiOf("model-session")).toBe("anthropic");
+
+    // Another agent answering on the session uses its own model, not the session's agent's.
+    expect((await send(client, "sessions.patch", { key, model: "fake-openai/gpt-test" })).ok).toBe(true);
+    expect((await send(client, "agent", { message: "model-other-agent", sessionKey: key, agentId: "an" })).ok).toBe(true);
+    expect(apiOf("model-other-agent")).toBe("anthropic");
   });
 
   it("ends a run that outlives its timeoutSeconds with lifecycle error TIMEOUT", async () => {

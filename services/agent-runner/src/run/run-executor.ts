@@ -121,7 +121,10 @@ async function execute(
   facts.agentId = agent.id;
   const thinking = asThinking(req.thinking) ?? asThinking(session.thinking);
   if (thinking) events.emit("lifecycle", { phase: "thinking" });
-  facts.model = req.model || session.model || agent.model;
+  // The session's model is its bound agent's (sessions.patch, or that agent's at creation): another
+  // agent answering on the session (a binding moved the chat, an explicit agentId) uses its own.
+  const sessionModel = session.agentId === agent.id ? session.model : "";
+  facts.model = req.model || sessionModel || agent.model;
   const { provider, model, route } = deps.providers.resolve(facts.model);
   facts.route = route;
   const system = [req.extraSystemPrompt, agent.systemPrompt ?? "", session.summary].filter(Boolean).join("\n\n");
