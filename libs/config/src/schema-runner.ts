@@ -26,7 +26,13 @@ const McpServerSchema = z
     args: z.array(z.string()).default([]),
     // The child's whole environment besides PATH, HOME, USER, LOGNAME, SHELL and TERM: the
     // runner's own environment (its secrets) is not passed on.
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name"), z.string()).default({}),
+    env: z
+      .record(z.string(), z.string())
+      .superRefine((env, ctx) => {
+        for (const name of Object.keys(env))
+          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "expected an environment variable name" });
+      })
+      .default({}),
     url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
     headers: z.record(z.string().min(1), z.string()).default({}),
     // The URL's host may resolve to a private, loopback or link-local address only if listed (SSRF).
@@ -53,13 +59,15 @@ const McpServerSchema = z
 const McpSchema = z
   .strictObject({
     servers: z
-      .record(
-        z
-          .string()
-          .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, "expected 1-32 lowercase letters, digits, '_' or '-', starting with a letter or digit")
-          .refine((id) => !BUILTIN_TOOL_SOURCES.includes(id), "is the name of built-in tools"),
-        McpServerSchema,
-      )
+      .record(z.string(), McpServerSchema)
+      .superRefine((servers, ctx) => {
+        // Checked here rather than by the key schema, whose message zod replaces with its own.
+        for (const id of Object.keys(servers)) {
+          if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(id))
+            ctx.addIssue({ code: "custom", path: [id], message: "expected 1-32 lowercase letters, digits, '_' or '-', starting with a letter or digit" });
+          else if (BUILTIN_TOOL_SOURCES.includes(id)) ctx.addIssue({ code: "custom", path: [id], message: `"${id}" is the name of built-in tools` });
+        }
+      })
       .default({}),
   })
   .prefault({});

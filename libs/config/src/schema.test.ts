@@ -294,6 +294,30 @@ describe("gateway", () => {
   });
 });
 
+describe("runner.tools.mcp", () => {
+  const mcp = (servers: string) => `{ runner: { tools: { mcp: { servers: ${servers} } } } }`;
+
+  it("takes a stdio server and an HTTP server, with defaults", () => {
+    const config = parseConfig(mcp(`{ fs: { command: "npx", args: ["-y", "x"] }, web: { url: "https://mcp.example.com/mcp", headers: { A: "b" } } }`), { env: {} });
+    expect(config.runner.tools.mcp.servers.fs).toMatchObject({ command: "npx", env: {}, timeoutMs: 30_000, allowTools: ["*"], denyTools: [] });
+    expect(config.runner.tools.mcp.servers.web).toMatchObject({ url: "https://mcp.example.com/mcp", allowHosts: [] });
+  });
+
+  it.each([
+    [`{ x: {} }`, "runner.tools.mcp.servers.x", "set either command (stdio) or url"],
+    [`{ x: { command: "a", url: "https://h/" } }`, "runner.tools.mcp.servers.x", "set either command (stdio) or url"],
+    [`{ time: { command: "a" } }`, "runner.tools.mcp.servers", "built-in tools"],
+    [`{ "Bad.Id": { command: "a" } }`, "runner.tools.mcp.servers", "lowercase"],
+    [`{ x: { command: "a", headers: { A: "b" } } }`, "runner.tools.mcp.servers.x.headers", "only to url servers"],
+    [`{ x: { url: "https://h/", env: { A: "b" } } }`, "runner.tools.mcp.servers.x.env", "only to command servers"],
+    [`{ x: { url: "ftp://h/" } }`, "runner.tools.mcp.servers.x.url", "http(s) URL"],
+    [`{ x: { command: "a", env: { "1A": "b" } } }`, "runner.tools.mcp.servers.x.env", "environment variable name"],
+  ])("refuses %s at %s", (servers, path, message) => {
+    const issues = issuesOf(mcp(servers));
+    expect(issues).toContainEqual(expect.objectContaining({ path: expect.stringContaining(path), message: expect.stringContaining(message) }));
+  });
+});
+
 describe("nats and redis", () => {
   it("bounds nats.replicas", () => {
     expect(parseConfig(`{ nats: { replicas: 3 } }`, { env: {} }).nats.replicas).toBe(3);
