@@ -77,3 +77,46 @@ export function payloadText(payloads: readonly PayloadItem[]): string {
     .map((item) => item.text)
     .join("\n\n");
 }
+
+/** An element of `sessions.list`'s `sessions` (SPEC §2 "Session summary"). */
+export interface SessionSummary {
+  key: string;
+  agentId: string;
+  model: string;
+  createdAt: number;
+  updatedAt: number;
+  messageCount: number;
+  thinking?: string;
+}
+
+/** A paired device (`device.list`). */
+export interface DeviceEntry {
+  deviceId: string;
+  name: string;
+  keyFingerprint?: string;
+  pairedAt: number;
+  rotatedAt: number;
+  pairedFrom: string;
+}
+
+/** A device waiting to be paired (`node.pair.list`, the `node.pair.requested` event). */
+export interface DevicePairRequest {
+  requestId: string;
+  deviceId: string;
+  name: string;
+  keyFingerprint?: string;
+  clientIp: string;
+  requestedAt: number;
+  expiresAt: number;
+}
+
+/** A person waiting for approval to talk to a bot (`channels.pairing.list`). */
+export interface SenderPairRequest {
+  channel: string;
+  accountId: string;
+  sender: string;
+  senderName: string;
+  code: string;
+  requestedAt: number;
+  expiresAt: number;
+}

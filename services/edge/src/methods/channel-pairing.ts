@@ -28,6 +28,13 @@ function requestView(request: PairingRequest): Record<string, unknown> {
  */
 export function channelPairingMethods(deps: BusDeps) {
   const opts = { timeoutMs: deps.requestTimeoutMs };
+  /** Approving and rejecting take the same request and answer the decided sender, if any. */
+  const decide = (params: { channel: string; code: string; accountId?: string }) => ({
+    channel: params.channel,
+    code: params.code,
+    accountId: params.accountId ?? "",
+  });
+  const decided = (request: PairingRequest | undefined) => (request === undefined ? {} : requestView(request));
   return [
     defineMethod({
       name: "channels.pairing.list",
@@ -41,28 +48,16 @@ export function channelPairingMethods(deps: BusDeps) {
       name: "channels.pairing.approve",
       params: ChannelsPairingApproveParamsSchema,
       handler: async (params) => {
-        const res = await callRpc(
-          deps.bus,
-          deps.subjects,
-          RPC.channelsPairingApprove,
-          { channel: params.channel, code: params.code, accountId: params.accountId ?? "" },
-          opts,
-        );
-        return { approved: true, ...(res.approved === undefined ? {} : requestView(res.approved)) };
+        const res = await callRpc(deps.bus, deps.subjects, RPC.channelsPairingApprove, decide(params), opts);
+        return { approved: true, ...decided(res.approved) };
       },
     }),
     defineMethod({
       name: "channels.pairing.reject",
       params: ChannelsPairingRejectParamsSchema,
       handler: async (params) => {
-        const res = await callRpc(
-          deps.bus,
-          deps.subjects,
-          RPC.channelsPairingReject,
-          { channel: params.channel, code: params.code, accountId: params.accountId ?? "" },
-          opts,
-        );
-        return { rejected: true, ...(res.rejected === undefined ? {} : requestView(res.rejected)) };
+        const res = await callRpc(deps.bus, deps.subjects, RPC.channelsPairingReject, decide(params), opts);
+        return { rejected: true, ...decided(res.rejected) };
       },
     }),
   ];

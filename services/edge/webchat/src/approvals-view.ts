@@ -3,41 +3,15 @@
  * rejected with one click and arriving live; and the paired devices, whose tokens can be rotated
  * and which can be revoked.
  */
-import type { ConnectAnswer, GatewayClient } from "@gw/client";
+import type { ConnectAnswer, DeviceEntry as Device, DevicePairRequest as PairRequest, GatewayClient, SenderPairRequest as SenderRequest } from "@gw/client";
 import type { ControlView } from "./control.js";
 import { button, byId, confirmInline, el, replaceKeepingFocus, showError, when } from "./view.js";
 
 /** While the tab is open and the gateway announces no sender requests, the list is read this often. */
 const SENDER_POLL_MS = 3_000;
 
-interface PairRequest {
-  requestId: string;
-  deviceId: string;
-  name: string;
-  keyFingerprint?: string;
-  clientIp: string;
-  requestedAt: number;
-  expiresAt: number;
-}
 
-interface SenderRequest {
-  channel: string;
-  accountId: string;
-  sender: string;
-  senderName: string;
-  code: string;
-  requestedAt: number;
-  expiresAt: number;
-}
 
-interface Device {
-  deviceId: string;
-  name: string;
-  keyFingerprint?: string;
-  pairedAt: number;
-  rotatedAt: number;
-  pairedFrom: string;
-}
 
 function section(title: string, list: HTMLElement): HTMLElement {
   const box = el("section", "card");

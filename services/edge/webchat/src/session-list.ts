@@ -3,16 +3,10 @@
  * arrives live (`session.created`, `session.updated`) and what this page deleted. No DOM, so the
  * merging is tested on its own.
  */
+import type { SessionSummary } from "@gw/client";
 
-export interface SessionRow {
-  key: string;
-  agentId: string;
-  model: string;
-  createdAt: number;
-  updatedAt: number;
-  messageCount: number;
-  thinking?: string;
-}
+/** A row of the list: a session summary as sessions.list and session events give it. */
+export type SessionRow = SessionSummary;
 
 export const PAGE_SIZE = 50;
 

@@ -1,3 +1,4 @@
+import type { SenderPairRequest as PairingRequest } from "@gw/client";
 import type { Command } from "commander";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { relativeTime, table, truncate } from "../format.js";
@@ -62,15 +63,6 @@ function accountsTable(ctx: CommandContext, answer: ChannelsStatus): string {
   );
 }
 
-interface PairingRequest {
-  channel: string;
-  accountId: string;
-  sender: string;
-  senderName: string;
-  code: string;
-  requestedAt: number;
-  expiresAt: number;
-}
 
 async function pairingList(ctx: CommandContext): Promise<void> {
   const channel = ctx.opts.channel as string | undefined;

@@ -1,27 +1,11 @@
+import type { DeviceEntry as Device, DevicePairRequest as PairRequest } from "@gw/client";
 import type { Command } from "commander";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { EXIT } from "../exit-codes.js";
 import { relativeTime, table } from "../format.js";
 import { examples } from "../help.js";
 
-interface Device {
-  deviceId: string;
-  name: string;
-  keyFingerprint?: string;
-  pairedAt: number;
-  rotatedAt: number;
-  pairedFrom: string;
-}
 
-interface PairRequest {
-  requestId: string;
-  deviceId: string;
-  name: string;
-  keyFingerprint?: string;
-  clientIp: string;
-  requestedAt: number;
-  expiresAt: number;
-}
 
 async function listDevices(ctx: CommandContext): Promise<void> {
   const answer = await (await ctx.control()).request<{ devices: Device[] }>("device.list");

@@ -1,4 +1,4 @@
-import type { PreviewMessage } from "@gw/client";
+import type { PreviewMessage, SessionSummary } from "@gw/client";
 import { type Command, Option } from "commander";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
@@ -6,14 +6,6 @@ import { relativeTime, table, truncate } from "../format.js";
 import { examples } from "../help.js";
 import { count } from "./values.js";
 
-interface SessionSummary {
-  key: string;
-  agentId: string;
-  model: string;
-  createdAt: number;
-  updatedAt: number;
-  messageCount: number;
-}
 
 async function listSessions(ctx: CommandContext): Promise<void> {
   const o = ctx.opts as { agent?: string; limit?: number; offset?: number };
