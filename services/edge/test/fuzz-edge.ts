@@ -8,6 +8,7 @@ import { GATEWAY_VERSION, RPC } from "@gw/contracts";
 import { createLogger, createMetrics } from "@gw/runtime";
 import { InProcessRunEventLog, InProcessRunQueue, RunRegistry } from "@gw/runs";
 import { createFileDurableStore, createMemoryFastStore, type FastStore } from "@gw/store";
+import { isEdgePresenceKey } from "../src/status/edge-presence.js";
 import { type Edge, startEdge } from "../src/edge.js";
 
 export const FUZZ_TOKEN = "fuzz-token-0123456789";
@@ -23,7 +24,9 @@ function recordWrites<T extends object>(name: string, target: T, writes: WriteLo
       const value = Reflect.get(t, prop, receiver) as unknown;
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
-        if (WRITE_METHODS.has(String(prop))) writes.push(`${name}.${String(prop)}`);
+        // The edge's own presence beat (gateway.status) is not a client's doing.
+        const presence = typeof args[0] === "string" && isEdgePresenceKey(args[0]);
+        if (WRITE_METHODS.has(String(prop)) && !presence) writes.push(`${name}.${String(prop)}`);
         return (value as (...a: unknown[]) => unknown).apply(t, args);
       };
     },

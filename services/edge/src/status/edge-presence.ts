@@ -4,6 +4,14 @@ import { z } from "zod";
 
 const EDGES_KEY = "edges:seen";
 const edgeKey = (edgeId: string) => `edge:{${edgeId}}`;
+
+/**
+ * The FastStore keys of edge presence (a value per edge and the set of ids), which every edge
+ * writes on its own timer whatever its clients do: a check that clients wrote nothing skips them.
+ */
+export function isEdgePresenceKey(key: string): boolean {
+  return key === EDGES_KEY || /^edge:\{[^}]*\}$/.test(key);
+}
 /** How often an edge says it is there; its entry outlives three missed beats. */
 const BEAT_MS = 5_000;
 const ENTRY_TTL_MS = 4 * BEAT_MS;
