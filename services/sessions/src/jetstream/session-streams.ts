@@ -1,3 +1,4 @@
+import { retryDelay, sleep } from "@gw/runtime";
 import { readsDirect } from "@gw/store";
 import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, type JetStreamManager, StorageType, type StreamInfo } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
@@ -66,12 +67,31 @@ export async function ensureSessionStreams(
     if (single && !info.config.allow_direct) info = await jsm.streams.update(stream, { allow_direct: true });
     const bucket = `${name}_sessions_p${index}`;
     // On R3 a direct get may come from a lagging follower: read KV through the leader there.
-    const kv = await kvm.create(bucket, { history: 1, storage: StorageType.File, replicas, allow_direct: readsDirect(replicas) });
+    const kv = await createRacing(() => kvm.create(bucket, { history: 1, storage: StorageType.File, replicas, allow_direct: readsDirect(replicas) }));
     return { index, stream, subjectRoot, kv, bucket, direct: single && info.config.allow_direct };
   };
   await refuseUnpartitioned(jsm, name);
   await checkLayout(jsm, kvm, name, opts.partitions, replicas);
-  return Promise.all(Array.from({ length: opts.partitions }, (_, i) => open(i)));
+  return Promise.all(Array.from({ length: opts.partitions }, (_, i) => createRacing(() => open(i))));
+}
+
+const CREATE_ATTEMPTS = 5;
+
+/**
+ * Creates what another replica starting at the same moment may be creating too. The server can
+ * refuse the second create of one stream or bucket ("subjects overlap with an existing stream")
+ * while the first is still being made; a moment later the same call finds it made and opens it.
+ */
+async function createRacing<T>(create: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await create();
+    } catch (err) {
+      const racing = err instanceof JetStreamApiError || /overlap|already in use/i.test(String(err));
+      if (!racing || attempt >= CREATE_ATTEMPTS - 1) throw err;
+      await sleep(retryDelay(attempt, { baseMs: 100, capMs: 1_000, jitter: "full" }));
+    }
+  }
 }
 
 /**
@@ -103,7 +123,7 @@ const LAYOUT_RETRY_MS = 500;
  */
 async function checkLayout(jsm: JetStreamManager, kvm: Kvm, name: string, partitions: number, replicas: number): Promise<void> {
   const bucket = `${name}_sessions_layout`;
-  const layout = await kvm.create(bucket, { history: 1, storage: StorageType.File, replicas });
+  const layout = await createRacing(() => kvm.create(bucket, { history: 1, storage: StorageType.File, replicas }));
   // Read through the stream's leader (the JetStream API, not a direct get): on R3 a lagging
   // follower would answer "nothing recorded" for a count the leader holds.
   const read = () =>
