@@ -7,7 +7,7 @@ import { compactSession } from "./ops/compaction.js";
 import { AgentCatalog } from "./agents.js";
 import type { SessionsDeps, Summarizer } from "./deps.js";
 import { EncodedPreviews } from "./ops/encoded-previews.js";
-import { type KeyedHandler, PartitionRouter } from "./partition-routing.js";
+import { type KeyedHandler, PartitionRouter } from "./partitions/partition-routing.js";
 import type { SessionRepository } from "./repository.js";
 import { SessionEvents } from "./session-events.js";
 import { listSessions, previewSession, readHistory } from "./ops/reads.js";

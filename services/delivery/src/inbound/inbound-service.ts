@@ -14,7 +14,7 @@ import { DurableInboundSink } from "./durable-sink.js";
 import { InboundProcessor } from "./inbound-processor.js";
 import { InboundStore } from "./inbound-store.js";
 import { InboundTurn } from "./inbound-turn.js";
-import { type PairingEntry, PairingBook } from "./pairing-book.js";
+import { type PairingEntry, PairingBook } from "./sender-approval-book.js";
 import type { InboundSink } from "./sink.js";
 import { WebhookRouter } from "./webhook-router.js";
 

@@ -11,7 +11,7 @@ import type { AnsweredEvents } from "./answered-events.js";
 import { eventKeyOf, turnText } from "./conversation.js";
 import { type InboundRoute, routeOf } from "./inbound-route.js";
 import type { QueueRead, QueuedMessage } from "./inbound-store.js";
-import type { PairingBook, PairingEntry } from "./pairing-book.js";
+import type { PairingBook, PairingEntry } from "./sender-approval-book.js";
 import { allowListed, judgeSender, needsApprovalLookup, type Verdict } from "./sender-policy.js";
 import type { InboundOrigin } from "./sink.js";
 import { startTyping } from "./typing.js";

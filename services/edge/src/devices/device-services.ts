@@ -5,7 +5,7 @@ import type { DurableStore, FastStore } from "@gw/store";
 import { ControlEvents } from "../events/control-events.js";
 import { DeviceLinks } from "./device-links.js";
 import { DeviceRegistry } from "./device-registry.js";
-import { PairingBook } from "./pairing-book.js";
+import { PairingBook } from "./device-pairing-book.js";
 
 /** What pairing and device methods, and the device-token step of the auth chain, work with. */
 export interface DeviceServices {

@@ -2,7 +2,7 @@ import { GatewayError, type NodePairRequestParams, type PairOutcome } from "@gw/
 import type { CallContext } from "../methods/registry.js";
 import { assertSignedChallenge, canonicalKey, keyFingerprint } from "./device-key.js";
 import type { DeviceServices } from "./device-services.js";
-import { type PendingPairing, pairRequestView } from "./pairing-book.js";
+import { type PendingPairing, pairRequestView } from "./device-pairing-book.js";
 
 /** After an expiry lost the race to a resolver, how long until it looks again (the claim may lapse). */
 const EXPIRY_RETRY_MS = 5_000;

@@ -1,5 +1,5 @@
 import { open } from "node:fs/promises";
-import { decodeBatch } from "../batch-codec.js";
+import { decodeBatch } from "../storage/batch-codec.js";
 import { recordEndingAt, scanForward } from "./file-log.js";
 import type { Batch } from "../model.js";
 

@@ -2,16 +2,16 @@ import { mkdir, open, readdir, readFile, rm, unlink, writeFile } from "node:fs/p
 import { join } from "node:path";
 import { GatewayError } from "@gw/contracts";
 import { fsyncDir, KeyedMutex, writeFileAtomic } from "@gw/store";
-import { decodeBatch, encodeBatch } from "../batch-codec.js";
+import { decodeBatch, encodeBatch } from "../storage/batch-codec.js";
 import { frameRecord, recordsBackward, scanForward } from "./file-log.js";
 import { baseNameForKey, LOG_SUFFIX, META_SUFFIX, newLogName } from "./file-names.js";
 import { recoverLog } from "./file-recovery.js";
-import { withHistory } from "../meta-update.js";
+import { withHistory } from "../storage/meta-update.js";
 import { type Batch, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
 import { MemorySessionIndex } from "../list-index/memory-session-index.js";
 import type { PageQuery, SessionPage } from "../list-index/session-index.js";
 import type { NewSession, SessionRepository } from "../repository.js";
-import { TailCache, type TailCacheLimits } from "../tail-cache.js";
+import { TailCache, type TailCacheLimits } from "../storage/tail-cache.js";
 
 /** The metadata file: the session's settings, its live log, and how far that log was known intact. */
 interface MetaFile {

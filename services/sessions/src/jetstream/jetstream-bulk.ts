@@ -1,7 +1,7 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { encodeBatch } from "../batch-codec.js";
+import { encodeBatch } from "../storage/batch-codec.js";
 import type { SessionIndex } from "../list-index/session-index.js";
-import { withHistory } from "../meta-update.js";
+import { withHistory } from "../storage/meta-update.js";
 import { tipOf } from "../model.js";
 import type { NewSession } from "../repository.js";
 import { isSequenceConflict, storeError } from "./jetstream-errors.js";

@@ -1,6 +1,6 @@
 import { GatewayError } from "@gw/contracts";
 import { AckPolicy, type ConsumerInfo, DeliverPolicy, type JetStreamClient, type JetStreamManager, type StoredMsg } from "@nats-io/jetstream";
-import { decodeBatch } from "../batch-codec.js";
+import { decodeBatch } from "../storage/batch-codec.js";
 import type { Batch, StoredEntry } from "../model.js";
 
 /**

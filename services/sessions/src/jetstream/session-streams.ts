@@ -4,7 +4,7 @@ import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, type JetStreamMana
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 
-export { partitionOf } from "../partition.js";
+export { partitionOf } from "../partitions/partition.js";
 
 /** How the sessions' JetStream storage is laid out and replicated. */
 export interface SessionStreamOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Batch, StoredEntry } from "./model.js";
+import type { Batch, StoredEntry } from "../model.js";
 import { TailCache } from "./tail-cache.js";
 
 const entry = (body: string): StoredEntry => ({

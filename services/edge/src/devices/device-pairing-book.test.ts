@@ -1,6 +1,6 @@
 import { createMemoryFastStore } from "@gw/store";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NewPairing, PairingBook } from "./pairing-book.js";
+import { type NewPairing, PairingBook } from "./device-pairing-book.js";
 
 let clock = 1_000_000;
 const store = createMemoryFastStore({ now: () => clock });

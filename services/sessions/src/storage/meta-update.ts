@@ -1,4 +1,4 @@
-import type { SessionMeta, Tip } from "./model.js";
+import type { SessionMeta, Tip } from "../model.js";
 
 /** The metadata once the history ends at `tip`, written at `at`. */
 export function withHistory(meta: SessionMeta, tip: Tip, at: number): SessionMeta {

@@ -1,4 +1,4 @@
-import type { Batch, StoredEntry } from "./model.js";
+import type { Batch, StoredEntry } from "../model.js";
 
 /**
  * The newest entries of one session's current branch as of one version of its history.

@@ -1,4 +1,4 @@
-import type { Batch } from "./model.js";
+import type { Batch } from "../model.js";
 
 /** Batches are stored as JSON: readable with `nats stream get` or `less`, and small enough. */
 export function encodeBatch(batch: Batch): Uint8Array {
