@@ -1,5 +1,5 @@
 import { GatewayError, type NodePairRequestParams, type PairOutcome } from "@gw/contracts";
-import type { CallContext } from "../methods/registry.js";
+import type { CallContext } from "../call-context.js";
 import { assertSignedChallenge, canonicalKey, keyFingerprint } from "./device-key.js";
 import type { DeviceServices } from "./device-services.js";
 import { type PendingPairing, pairRequestView } from "./device-pairing-book.js";

@@ -5,7 +5,7 @@ import { agentEventMessage, type RunAddress, type RunEventLog, RunRegistry, term
 import { createMemoryFastStore } from "@gw/store";
 import { waitFor } from "@gw/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { CallContext } from "../methods/registry.js";
+import type { CallContext } from "../call-context.js";
 import { AgentSubscriptions } from "./agent-subscriptions.js";
 import { EventHub, type EventTarget } from "./event-hub.js";
 import { RunEventRouter } from "./run-event-router.js";

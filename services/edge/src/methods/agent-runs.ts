@@ -11,7 +11,8 @@ import type { Logger } from "@gw/runtime";
 import { seesErrorDetail } from "../auth/permissions.js";
 import { genericMessage, isServerFailure } from "../error-detail.js";
 import type { RunClient, RunGuard } from "../runs/run-client.js";
-import { type CallContext, defineMethod } from "./registry.js";
+import type { CallContext } from "../call-context.js";
+import { defineMethod } from "./registry.js";
 
 /** The `agent` response: payloads when the run ended well, else its typed error. */
 function agentResponse(record: RunRecord): Record<string, unknown> {
