@@ -1,8 +1,11 @@
 import { z } from "zod";
-import { LOWER_ID } from "./model-ref.js";
+import { LOWER_ID, type ModelRef } from "./model-ref.js";
 
 /** Always present and needs no network; see the agent-runner's builtin provider. */
 export const BUILTIN_PROVIDER = "builtin";
+
+/** What a model reads: text always; images only where the provider or the model says so. */
+const InputSchema = z.array(z.enum(["text", "image"], { error: 'input lists "text" and "image"' })).min(1);
 
 const ProviderSchema = z.strictObject({
   kind: z.enum(["openai", "anthropic"]),
@@ -16,6 +19,10 @@ const ProviderSchema = z.strictObject({
    * fallback chain, each with a weight: a call tries them in a random order drawn by weight.
    */
   weight: z.number().positive().max(1_000).optional(),
+  /** What its models read (default text only): a request with images to a text-only model is refused, never cut. */
+  input: InputSchema.optional(),
+  /** Per model name, what differs from the provider's `input`. */
+  models: z.record(z.string().min(1), z.strictObject({ input: InputSchema })).optional(),
 })
   .refine((p) => p.apiKey === undefined || p.apiKeys === undefined, {
     message: "set apiKey or apiKeys, not both",
@@ -25,6 +32,17 @@ const ProviderSchema = z.strictObject({
 /** The keys a provider's calls take turns with: apiKeys, else apiKey, else none (one keyless slot). */
 export function providerKeys(p: { apiKey?: string; apiKeys?: string[] }): Array<string | undefined> {
   return p.apiKeys ?? [p.apiKey];
+}
+
+/**
+ * Whether `<provider>/<model>` reads images: the model's `input`, else its provider's, else no.
+ * builtin/echo does (it describes them); a provider not configured does not.
+ */
+export function modelTakesImages(providers: Readonly<Record<string, { input?: readonly string[]; models?: Readonly<Record<string, { input: readonly string[] }>> }>>, ref: ModelRef): boolean {
+  if (ref.provider === BUILTIN_PROVIDER) return true;
+  const provider = providers[ref.provider];
+  const input = provider?.models?.[ref.model]?.input ?? provider?.input ?? [];
+  return input.includes("image");
 }
 
 export const ModelsSectionSchema = z

@@ -29,6 +29,7 @@ export { HookAccepted, HookAgentRequest, HookMappingRequest, HookWakeRequest } f
 export {
   ClientTool,
   RunAbort,
+  RunAttachment,
   RunHistoryMessage,
   RunRequest,
   RunToolCall,
@@ -73,6 +74,7 @@ export * from "./wire/operator-methods.js";
 export * from "./wire/client-events.js";
 export * from "./wire/encoded-json.js";
 export * from "./wire/session-views.js";
+export * from "./wire/image-attachments.js";
 export * from "./wire/tool-result.js";
 export * from "./wire/tool-status.js";
 export { SESSION_KEY_MAX_BYTES, sessionKeyProblem } from "./wire/session-key.js";

@@ -47,6 +47,7 @@ export function runRequest(runId: string): RunRequest {
     sampling: undefined,
     toolCallTurn: undefined,
     toolResults: [],
+    attachments: [],
   };
 }
 

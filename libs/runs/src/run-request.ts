@@ -40,6 +40,7 @@ export function runRequest(fields: RunRequestFields): RunRequest {
     sampling: fields.sampling,
     toolCallTurn: fields.toolCallTurn,
     toolResults: fields.toolResults ?? [],
+    attachments: fields.attachments ?? [],
   };
 }
 

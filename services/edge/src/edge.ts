@@ -43,6 +43,7 @@ import { operatorMethods } from "./methods/operator.js";
 import { MethodRegistry } from "./methods/registry.js";
 import { sessionMethods } from "./methods/sessions.js";
 import { toolMethods } from "./methods/tools.js";
+import { textOnlyModels } from "./runs/image-input.js";
 import { RunClient } from "./runs/run-client.js";
 import { EdgePresence } from "./status/edge-presence.js";
 import { Connection, type ConnectionDeps, EdgeSocket, type UpgradeInfo } from "./ws/connection.js";
@@ -181,7 +182,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   });
   const registry = new MethodRegistry().register(
     ...agentMethods(busDeps),
-    ...agentRunMethods(runs, logger),
+    ...agentRunMethods(runs, logger, textOnlyModels(config)),
     ...agentSubscribeMethods(
       new AgentSubscriptions({ router: runEvents, hub: events, registry: deps.runs.registry, log: deps.runs.events, logger, maxPerConnection: limits.maxSubscriptionsPerConnection }),
     ),
@@ -225,7 +226,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
   registerRoutes(app, httpDeps);
   registerWebchat(app);
   const responses = new StoredResponses(await deps.durable.kv("openai-responses"));
-  void app.register(openaiSurface, { prefix: "/v1", ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id), responses });
+  void app.register(openaiSurface, { prefix: "/v1", ...httpDeps, runs, logger, agentIds: config.agents.list.map((a) => a.id), textOnlyModel: textOnlyModels(config), responses });
   registerToolsInvoke(app, httpDeps);
   registerApiSend(app, { ...httpDeps, sendTimeoutMs });
   registerHooks(app, { ...busDeps, hooks: config.hooks, limiter, trustedProxies });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AttachmentsParamSchema } from "./image-attachments.js";
 import { AgentIdSchema, SessionKeySchema } from "./methods.js";
 
 /** Params of the run methods (SPEC §4.1 `agent`, `agent.wait`, `chat.abort` / `agent.abort`). */
@@ -24,6 +25,8 @@ export const AgentParamsSchema = z.object({
   extraSystemPrompt: z.string().max(65_536).optional(),
   /** Fractions allowed, as for agent.wait; the runner's deadline is whole seconds (rounded up). */
   timeoutSeconds: z.number().positive().max(MAX_WAIT_SECONDS).optional(),
+  /** Images that come with the message (docs/protocol.md): an https URL or base64 bytes each. */
+  attachments: AttachmentsParamSchema.optional(),
 });
 export type AgentParams = z.infer<typeof AgentParamsSchema>;
 

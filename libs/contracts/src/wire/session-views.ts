@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { SessionEntry, SessionSummary } from "../gen/gateway/v1/sessions.pb.js";
+import { imagesOfEntryMeta, imageView } from "./image-attachments.js";
 
 /**
  * The JSON shapes of `sessions.list` and `sessions.preview` payloads (SPEC §2) and of the
@@ -29,6 +30,10 @@ export const SessionMessageViewSchema = z.object({
   body: z.string(),
   timestamp: z.number(),
   kind: z.string(),
+  /** The images that came with a user message: type, MIME type and an https URL or the size in bytes (never the bytes). */
+  attachments: z
+    .array(z.object({ type: z.literal("image"), mimeType: z.string(), url: z.string().optional(), size: z.number().optional() }))
+    .optional(),
 });
 export type SessionMessageView = z.infer<typeof SessionMessageViewSchema>;
 
@@ -65,7 +70,9 @@ function senderOf(e: SessionEntry, agentId: string): string {
 }
 
 export function sessionMessageView(e: SessionEntry, agentId: string): SessionMessageView {
+  const images = imagesOfEntryMeta(e.metaJson);
   return {
+    ...(images.length ? { attachments: images.map(imageView) } : {}),
     type: "message",
     id: e.id,
     parentId: e.parentId,

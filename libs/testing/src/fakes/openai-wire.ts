@@ -18,10 +18,17 @@ export function openAiStreamOptions(body: OpenAiBody): { maxChunks?: number; usa
   return { ...(typeof max === "number" ? { maxChunks: max } : {}), usage: body.stream_options?.include_usage === true };
 }
 
+/** A message's text: the string, or its text parts joined (a user turn with images is a list of parts). */
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((part: { type?: unknown; text?: unknown }) => (part.type === "text" && typeof part.text === "string" ? part.text : "")).join("");
+}
+
 export function openAiConversation(body: OpenAiBody): Omit<FakeConversation, "attempt"> {
   const lastUser = [...body.messages].reverse().find((m) => m.role === "user");
   return {
-    lastUser: typeof lastUser?.content === "string" ? lastUser.content : "",
+    lastUser: textOf(lastUser?.content),
     toolResults: body.messages.filter((m) => m.role === "tool").map((m) => String(m.content)),
   };
 }

@@ -18,11 +18,21 @@ const MAX_TOKENS = 4_096;
 
 type Block = Record<string, unknown>;
 
+/** A user turn: plain text, or its images as image blocks (base64 or URL source) before the text. */
+function userContent(m: Extract<ChatMessage, { role: "user" }>): Block[] | string {
+  if (!m.images?.length) return m.content;
+  const blocks: Block[] = m.images.map((image) => ({
+    type: "image",
+    source: "data" in image ? { type: "base64", media_type: image.mimeType, data: image.data } : { type: "url", url: image.url },
+  }));
+  return m.content === "" ? blocks : [...blocks, { type: "text", text: m.content }];
+}
+
 /** Tool results go back as user turns of tool_result blocks; consecutive ones share a turn. */
 function toWireMessages(messages: ChatMessage[]): Array<{ role: string; content: Block[] | string }> {
   const out: Array<{ role: string; content: Block[] | string }> = [];
   for (const m of messages) {
-    if (m.role === "user") out.push({ role: "user", content: m.content });
+    if (m.role === "user") out.push({ role: "user", content: userContent(m) });
     else if (m.role === "assistant") {
       const content: Block[] = m.content ? [{ type: "text", text: m.content }] : [];
       for (const c of m.toolCalls ?? []) content.push({ type: "tool_use", id: c.id, name: c.name, input: c.input });

@@ -4,6 +4,8 @@
  * Provider-neutral messages and chunks, so the agent loop never sees a wire format.
  */
 
+import type { ImageAttachment } from "@gw/contracts";
+
 export type Thinking = "low" | "medium" | "high" | "extended";
 
 export interface ToolCall {
@@ -13,7 +15,8 @@ export interface ToolCall {
 }
 
 export type ChatMessage =
-  | { role: "user"; content: string }
+  /** `images`: what came with the text; only a model whose config lists image input gets any. */
+  | { role: "user"; content: string; images?: ImageAttachment[] }
   | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
   | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
 

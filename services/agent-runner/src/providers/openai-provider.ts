@@ -28,10 +28,20 @@ interface ChunkJson {
   error?: { message?: string };
 }
 
+/** A user turn: plain text, or content parts with its images as `image_url` (a URL, or a data: URL of the bytes). */
+function userContent(m: Extract<ChatMessage, { role: "user" }>): unknown {
+  if (!m.images?.length) return m.content;
+  const images = m.images.map((image) => ({
+    type: "image_url",
+    image_url: { url: "data" in image ? `data:${image.mimeType};base64,${image.data}` : image.url },
+  }));
+  return m.content === "" ? images : [{ type: "text", text: m.content }, ...images];
+}
+
 function toWireMessages(system: string, messages: ChatMessage[]): unknown[] {
   const out: unknown[] = system ? [{ role: "system", content: system }] : [];
   for (const m of messages) {
-    if (m.role === "user") out.push({ role: "user", content: m.content });
+    if (m.role === "user") out.push({ role: "user", content: userContent(m) });
     else if (m.role === "tool") out.push({ role: "tool", tool_call_id: m.toolCallId, content: m.content });
     else
       out.push({

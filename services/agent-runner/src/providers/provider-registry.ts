@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { BUILTIN_PROVIDER, type GatewayConfig, parseModelChain, providerKeys } from "@gw/config";
+import { BUILTIN_PROVIDER, type GatewayConfig, modelTakesImages, parseModelChain, providerKeys } from "@gw/config";
 import { GatewayError } from "@gw/contracts";
 import { DEFAULT_RETRY, type RetryPolicy } from "@gw/http-client";
 import { createSecretScrubber } from "@gw/runtime";
@@ -119,6 +119,11 @@ export class ProviderRegistry {
     });
     const retrying = new RetryingProvider(router, this.opts.retry ?? DEFAULT_RETRY);
     return { provider: new SecretRedactingProvider(retrying, this.scrub), model: chain[0]!.model, route: router.report };
+  }
+
+  /** The first model of a chain that reads no images (models.providers.<id>.input), or undefined. */
+  textOnlyModel(ref: string): string | undefined {
+    return this.chainOf(ref).find((entry) => !modelTakesImages(this.models.providers, entry))?.ref;
   }
 
   private chainOf(ref: string): ChainEntry[] {

@@ -29,6 +29,7 @@ function req(extra: Partial<RunRequest>): RunRequest {
     sampling: undefined,
     toolCallTurn: undefined,
     toolResults: [],
+    attachments: [],
     ...extra,
   };
 }

@@ -10,6 +10,7 @@ const wire = (m: Partial<RunHistoryMessage> & { role: string }): RunHistoryMessa
   toolCalls: [],
   toolCallId: "",
   name: "",
+  attachments: [],
   ...m,
 });
 

@@ -1,4 +1,4 @@
-import { GatewayError, type RunHistoryMessage, type RunToolCall } from "@gw/contracts";
+import { fromRunAttachment, GatewayError, type ImageAttachment, type RunAttachment, type RunHistoryMessage, type RunToolCall } from "@gw/contracts";
 import type { ChatMessage, ToolCall } from "../providers/model-provider.js";
 
 /** What a model reads for a call nobody answered, so the conversation stays well formed. */
@@ -53,12 +53,22 @@ function toolCall(call: RunToolCall): ToolCall {
   return { id: call.id, name: call.name, input: input as Record<string, unknown> };
 }
 
+/** Images that travelled with the run, as the agent loop reads them. */
+export function runImages(attachments: readonly RunAttachment[] | undefined): ImageAttachment[] {
+  return (attachments ?? []).map(fromRunAttachment).filter((image) => image !== undefined);
+}
+
+/** A user turn, with its images when it has any. */
+export function userMessage(content: string, images: ImageAttachment[]): ChatMessage {
+  return images.length ? { role: "user", content, images } : { role: "user", content };
+}
+
 /** A message that travelled with the run, as the agent loop's message. */
 export function fromRunMessage(m: RunHistoryMessage): ChatMessage {
   if (m.role === "assistant")
     return { role: "assistant", content: m.content, ...(m.toolCalls.length ? { toolCalls: m.toolCalls.map(toolCall) } : {}) };
   if (m.role === "tool") return { role: "tool", toolCallId: m.toolCallId, name: m.name, content: m.content };
-  return { role: "user", content: m.content };
+  return userMessage(m.content, runImages(m.attachments));
 }
 
 /**

@@ -11,7 +11,8 @@ import type { ToolRegistry } from "../tools/tool-registry.js";
 import { type LoopResult, runAgentLoop } from "./agent-loop.js";
 import type { AnswerDelivery } from "./answer-delivery.js";
 import { clientRequest } from "./client-request.js";
-import { fromRunMessage, toolResultTurn } from "./conversation.js";
+import { fromRunMessage, runImages, toolResultTurn, userMessage } from "./conversation.js";
+import { checkImageInput } from "./image-input.js";
 import { RunAborted, RunNotOurs, RunTimedOut, runFailure } from "./run-errors.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { messageToEntry, type SessionClient, type SessionView } from "./session-client.js";
@@ -130,12 +131,13 @@ async function execute(
   const system = [req.extraSystemPrompt, agent.systemPrompt ?? "", session.summary].filter(Boolean).join("\n\n");
   const turn = req.toolResults.length
     ? toolResultTurn(session.messages, req.toolCallTurn, req.toolResults)
-    : [{ role: "user" as const, content: req.message }];
+    : [userMessage(req.message, runImages(req.attachments))];
+  const history = checkImageInput(deps.providers.textOnlyModel(facts.model), session.messages, turn);
   const result = await runAgentLoop({
     provider,
     model,
     system,
-    history: session.messages,
+    history,
     turn,
     thinking,
     ...clientRequest(req, deps.tools.specs(agent.tools)),

@@ -1,7 +1,8 @@
 import { type Bus, callRpc, type Subjects } from "@gw/bus";
-import { decodeJson, type NewSessionEntry, RPC, type SessionEntry } from "@gw/contracts";
+import { decodeJson, imagesOfEntryMeta, type NewSessionEntry, RPC, type SessionEntry, StoredImageSchema } from "@gw/contracts";
 import { z } from "zod";
 import type { ChatMessage } from "../providers/model-provider.js";
+import { userMessage } from "./conversation.js";
 
 export interface SessionView {
   /** The agent bound to the session (SPEC §2; sessions.patch moves it); "" without a session. */
@@ -22,6 +23,8 @@ const EntryMetaSchema = z.object({
   toolCallId: z.string().optional(),
   name: z.string().optional(),
   isError: z.boolean().optional(),
+  /** A user turn's images (read by sessions.preview too, through imagesOfEntryMeta). */
+  images: z.array(StoredImageSchema).optional(),
 });
 type EntryMeta = z.infer<typeof EntryMetaSchema>;
 
@@ -50,7 +53,7 @@ export function entriesToMessages(entries: SessionEntry[]): { summary: string; m
     if (entry.kind === "summary" || entry.role === "system") summaries.push(entry.body);
     else if (entry.role === "user") {
       called = new Set();
-      messages.push({ role: "user", content: entry.body });
+      messages.push(userMessage(entry.body, imagesOfEntryMeta(entry.metaJson)));
     } else if (entry.role === "assistant") {
       called = new Set((meta.toolCalls ?? []).map((call) => call.id));
       messages.push({ role: "assistant", content: entry.body, ...(meta.toolCalls?.length ? { toolCalls: meta.toolCalls } : {}) });
@@ -71,7 +74,10 @@ export interface EntrySenders {
 
 export function messageToEntry(message: ChatMessage, runId: string, senders: EntrySenders): NewSessionEntry {
   const json = (meta: EntryMeta) => Buffer.from(JSON.stringify(meta), "utf8");
-  if (message.role === "user") return { role: "user", sender: senders.user, body: message.content, runId, metaJson: Buffer.alloc(0) };
+  if (message.role === "user") {
+    const metaJson = message.images?.length ? json({ images: message.images }) : Buffer.alloc(0);
+    return { role: "user", sender: senders.user, body: message.content, runId, metaJson };
+  }
   if (message.role === "assistant")
     return {
       role: "assistant",

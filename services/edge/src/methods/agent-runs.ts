@@ -10,6 +10,7 @@ import {
 import type { Logger } from "@gw/runtime";
 import { seesErrorDetail } from "../auth/permissions.js";
 import { genericMessage, isServerFailure } from "../error-detail.js";
+import { checkAttachments, type TextOnlyModel } from "../runs/image-input.js";
 import type { RunClient, RunGuard } from "../runs/run-client.js";
 import type { CallContext } from "../call-context.js";
 import { defineMethod } from "./registry.js";
@@ -72,7 +73,7 @@ function assertMayDeliver(params: AgentParams, ctx: CallContext): void {
 }
 
 /** SPEC §4.1 `agent`, `agent.wait`, `chat.abort` and its alias `agent.abort`. */
-export function agentRunMethods(runs: RunClient, logger: Logger) {
+export function agentRunMethods(runs: RunClient, logger: Logger, textOnlyModel: TextOnlyModel = () => undefined) {
   const abort = (name: string) =>
     defineMethod({
       name,
@@ -86,6 +87,7 @@ export function agentRunMethods(runs: RunClient, logger: Logger) {
       handler: async (params, ctx) => {
         ctx.assertSession(params.sessionKey);
         assertMayDeliver(params, ctx);
+        checkAttachments(textOnlyModel, params);
         ctx.watchSession(params.sessionKey);
         return agentResponse(await runs.run(params, { targetId: ctx.connId }));
       },

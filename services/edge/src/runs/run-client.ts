@@ -1,5 +1,14 @@
 import type { Bus, Subjects } from "@gw/bus";
-import { type AgentParams, GatewayError, isFinal, RunAbort, type RunHistoryMessage, type RunRecord, type RunRequest } from "@gw/contracts";
+import {
+  type AgentParams,
+  GatewayError,
+  isFinal,
+  RunAbort,
+  type RunHistoryMessage,
+  type RunRecord,
+  type RunRequest,
+  toRunAttachment,
+} from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import { endOverdueRun, endRun, queuedRecord, type RunQueue, type RunRegistry, runRequest, type RunWaitTimings } from "@gw/runs";
 import type { RunEventRouter, RunFollower } from "../events/run-event-router.js";
@@ -158,6 +167,7 @@ export class RunClient {
       edgeId: this.deps.edgeId,
       ephemeral: ephemeralHistory !== undefined,
       history: ephemeralHistory,
+      attachments: (agent.attachments ?? []).map(toRunAttachment),
       ...openai,
     });
     return { record: queuedRecord(request), request };

@@ -1,5 +1,6 @@
 import type { ToolChoice } from "@gw/contracts";
 import { z } from "zod";
+import { readParts, runAttachments } from "./content-parts.js";
 import { message, type OpenAiRequest } from "./conversation.js";
 import {
   checkArguments,
@@ -85,17 +86,13 @@ export type ChatBody = z.infer<typeof ChatBodySchema>;
 
 type Content = z.infer<typeof ContentSchema>;
 
-/** Text parts only: images, audio and files have nowhere to go in an agent run. */
-function text(content: Content, where: string): string {
-  if (content === undefined || content === null) return "";
-  if (typeof content === "string") return content;
-  return content
-    .map((part, i) => {
-      if (part.type !== "text" || typeof part.text !== "string")
-        throw invalidParam(`${where}.content[${i}].type`, `"${part.type}" content parts are not supported (text only)`);
-      return part.text;
-    })
-    .join("");
+const TEXT_PARTS = new Set(["text"]);
+
+/** Text parts, and image parts in user messages (content-parts.ts). */
+function read(content: Content, where: string, images: boolean) {
+  if (content === undefined || content === null) return { text: "", images: [], imageParams: [] };
+  if (typeof content === "string") return { text: content, images: [], imageParams: [] };
+  return readParts(content, where, { text: TEXT_PARTS, images });
 }
 
 function toolChoice(choice: ChatBody["tool_choice"]): ToolChoice | undefined {
@@ -104,14 +101,17 @@ function toolChoice(choice: ChatBody["tool_choice"]): ToolChoice | undefined {
   return { mode: "function", functionName: choice.function.name };
 }
 
-function conversation(body: ChatBody): Pick<OpenAiRequest, "system" | "messages"> {
+function conversation(body: ChatBody): Pick<OpenAiRequest, "system" | "messages" | "imageParams"> {
   const system: string[] = [];
   const messages: OpenAiRequest["messages"] = [];
+  const imageParams: string[] = [];
   body.messages.forEach((m, i) => {
     const where = `messages[${i}]`;
-    const content = text(m.content, where);
+    const parts = read(m.content, where, m.role === "user");
+    const content = parts.text;
+    imageParams.push(...parts.imageParams);
     if (m.role === "system" || m.role === "developer") system.push(content);
-    else if (m.role === "user") messages.push({ ...message("user", content), where });
+    else if (m.role === "user") messages.push({ ...message("user", content, { attachments: runAttachments(parts) }), where });
     else if (m.role === "tool") {
       if (m.tool_call_id === undefined) throw invalidParam(`${where}.tool_call_id`, "a tool message needs tool_call_id");
       messages.push({ ...message("tool", content, { toolCallId: m.tool_call_id }), where });
@@ -124,7 +124,7 @@ function conversation(body: ChatBody): Pick<OpenAiRequest, "system" | "messages"
       messages.push({ ...message("assistant", content, { toolCalls }), where });
     }
   });
-  return { system, messages };
+  return { system, messages, imageParams };
 }
 
 /** A chat-completions body as an agent run's request (see conversation.ts). */

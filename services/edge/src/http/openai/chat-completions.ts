@@ -3,7 +3,7 @@ import { GatewayError, type RunRecord } from "@gw/contracts";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { httpErrorResponse } from "../errors.js";
 import { chatRequest } from "./chat-body.js";
-import { resolveAgent, runParams } from "./conversation.js";
+import { checkImageInput, resolveAgent, runParams } from "./conversation.js";
 import type { OpenAiDeps } from "./deps.js";
 import { openSse, writeSse } from "./sse.js";
 
@@ -38,6 +38,7 @@ export function registerChatCompletions(app: FastifyInstance, deps: OpenAiDeps):
   app.post("/chat/completions", async (request, reply) => {
     const { body, request: req } = chatRequest(request.body, (model) => resolveAgent(deps.agentIds, model));
     const head = { id: `chatcmpl_${randomUUID()}`, created: Math.floor(Date.now() / 1000), model: body.model };
+    checkImageInput(req, (agentId) => deps.textOnlyModel(agentId));
     const params = runParams(req, randomUUID());
     if (body.stream) return streamCompletion(request, reply, deps, { ...head, params, includeUsage: body.stream_options?.include_usage === true });
     const record = await deps.runs.run(params, {});

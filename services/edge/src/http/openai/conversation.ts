@@ -1,4 +1,12 @@
-import { type ClientTool, GatewayError, type RunHistoryMessage, type SamplingParams, type ToolChoice } from "@gw/contracts";
+import {
+  type ClientTool,
+  fromRunAttachment,
+  GatewayError,
+  type ImageAttachment,
+  type RunHistoryMessage,
+  type SamplingParams,
+  type ToolChoice,
+} from "@gw/contracts";
 import type { StartRun } from "../../runs/run-client.js";
 
 /**
@@ -13,6 +21,8 @@ export interface OpenAiRequest {
   system: string[];
   /** Every other message, in order; `where` names it in the body for error messages. */
   messages: Array<RunHistoryMessage & { where: string }>;
+  /** Where each image part is in the body (`messages[0].content[1]`): a model without image input is refused naming the first. */
+  imageParams: string[];
   clientTools: ClientTool[];
   toolChoice: ToolChoice | undefined;
   sampling: SamplingParams;
@@ -22,7 +32,7 @@ export interface OpenAiRequest {
 }
 
 export function message(role: string, content: string, extra: Partial<RunHistoryMessage> = {}): RunHistoryMessage {
-  return { role, content, toolCalls: [], toolCallId: "", name: "", ...extra };
+  return { role, content, toolCalls: [], toolCallId: "", name: "", attachments: [], ...extra };
 }
 
 function invalid(message: string, param: string): GatewayError {
@@ -59,6 +69,7 @@ function checkToolResults(messages: OpenAiRequest["messages"], stored: boolean):
 function splitTurn(req: OpenAiRequest): {
   history: RunHistoryMessage[];
   message: string;
+  images?: ImageAttachment[];
   callTurn?: RunHistoryMessage;
   results: RunHistoryMessage[];
 } {
@@ -66,8 +77,10 @@ function splitTurn(req: OpenAiRequest): {
   const last = all.at(-1);
   if (last === undefined) throw invalid("the conversation must end with a user message or tool results", "messages");
   if (last.role === "user") {
-    if (last.content.trim() === "") throw invalid(`${place(last.where)}: the last user message has no text`, last.where);
-    return { history: all.slice(0, -1).map(plain), message: last.content, results: [] };
+    if (last.content.trim() === "" && last.attachments.length === 0)
+      throw invalid(`${place(last.where)}: the last user message has no text or image`, last.where);
+    const images = last.attachments.map(fromRunAttachment).filter((image) => image !== undefined);
+    return { history: all.slice(0, -1).map(plain), message: last.content, images, results: [] };
   }
   if (last.role !== "tool")
     throw invalid(`${place(last.where)}: the conversation must end with a user message or tool results`, last.where);
@@ -102,6 +115,7 @@ export function runParams(req: OpenAiRequest, runId: string, storedSession?: str
     runId,
     agentId: req.agentId,
     message: turn.message,
+    ...(turn.images?.length ? { attachments: turn.images } : {}),
     sessionKey: storedSession ?? `openai:${req.user ?? `ephemeral-${runId}`}`,
     sender: req.user ?? "openai",
     ...(system ? { extraSystemPrompt: system } : {}),
@@ -115,6 +129,18 @@ export function runParams(req: OpenAiRequest, runId: string, storedSession?: str
       toolResults: turn.results,
     },
   };
+}
+
+/**
+ * A request with images to an agent whose model reads none is refused naming the first image
+ * part (`messages[0].content[1]`), never run without them. `textOnlyModel` answers the agent's
+ * first model without image input (models.providers.<id>.input).
+ */
+export function checkImageInput(req: OpenAiRequest, textOnlyModel: (agentId: string) => string | undefined): void {
+  const first = req.imageParams[0];
+  if (first === undefined) return;
+  const model = textOnlyModel(req.agentId);
+  if (model !== undefined) throw invalid(`${place(first)}: model ${model} of agent ${req.agentId} takes no image input`, first);
 }
 
 /** `agent:<id>` or a bare agent id. */

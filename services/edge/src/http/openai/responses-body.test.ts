@@ -112,7 +112,7 @@ describe("responsesRequest", () => {
     [{ metadata: { k: 1 } }, "metadata.k"],
     [{ background: true }, "background"],
     [{ input: [{ type: "item_reference", id: "msg_1" }] }, "input[0].type"],
-    [{ input: [{ role: "user", content: [{ type: "input_image", image_url: "x" }] }] }, "input[0].content[0].type"],
+    [{ input: [{ role: "user", content: [{ type: "input_file", file_id: "file_1" }] }] }, "input[0].content[0].type"],
     [{ tools: [{ type: "web_search" }] }, "tools[0].type"],
   ])("refuses %j with a 400 naming %s", (body, param) => {
     expect(refusal(body)).toMatchObject({ code: "INVALID_REQUEST", details: { param } });

@@ -1,5 +1,6 @@
 import type { ToolChoice } from "@gw/contracts";
 import { z } from "zod";
+import { type ReadContent, readParts, runAttachments } from "./content-parts.js";
 import { message, type OpenAiRequest } from "./conversation.js";
 import {
   checkArguments,
@@ -79,18 +80,15 @@ export type ResponsesBody = z.infer<typeof ResponsesBodySchema>;
 
 const TEXT_PARTS = new Set(["input_text", "output_text", "text"]);
 
-function text(content: unknown, where: string): string {
-  if (typeof content === "string") return content;
+/** Text parts, and `input_image` parts in user messages (content-parts.ts). */
+function read(content: unknown, where: string, images: boolean): ReadContent {
+  if (typeof content === "string") return { text: content, images: [], imageParams: [] };
   if (!Array.isArray(content)) throw invalidParam(`${where}.content`, "must be a string or an array of content parts");
-  return content
-    .map((part: unknown, i) => {
-      const p = LooseSchema.safeParse(part);
-      const type = p.success ? p.data.type : undefined;
-      if (!p.success || !TEXT_PARTS.has(type ?? "") || typeof p.data.text !== "string")
-        throw invalidParam(`${where}.content[${i}].type`, `"${String(type)}" content parts are not supported (text only)`);
-      return p.data.text;
-    })
-    .join("");
+  return readParts(content, where, { text: TEXT_PARTS, images });
+}
+
+function text(content: unknown, where: string): string {
+  return read(content, where, false).text;
 }
 
 const MessageItem = z.object({ role: z.enum(["user", "system", "developer", "assistant"]), content: z.unknown() });
@@ -105,18 +103,20 @@ function item<S extends z.ZodType>(schema: S, value: unknown, where: string): z.
 }
 
 /** Input items as the run's conversation: consecutive function calls join the assistant turn. */
-function conversation(body: ResponsesBody): Pick<OpenAiRequest, "system" | "messages"> {
+function conversation(body: ResponsesBody): Pick<OpenAiRequest, "system" | "messages" | "imageParams"> {
   const system = body.instructions === undefined ? [] : [body.instructions];
   const messages: OpenAiRequest["messages"] = [];
-  if (typeof body.input === "string") return { system, messages: [{ ...message("user", body.input), where: "input" }] };
+  const imageParams: string[] = [];
+  if (typeof body.input === "string") return { system, messages: [{ ...message("user", body.input), where: "input" }], imageParams };
   body.input.forEach((raw, i) => {
     const where = `input[${i}]`;
     const type = raw.type ?? "message";
     if (type === "message") {
       const m = item(MessageItem, raw, where);
-      const content = text(m.content, where);
-      if (m.role === "system" || m.role === "developer") system.push(content);
-      else messages.push({ ...message(m.role, content), where });
+      const parts = read(m.content, where, m.role === "user");
+      imageParams.push(...parts.imageParams);
+      if (m.role === "system" || m.role === "developer") system.push(parts.text);
+      else messages.push({ ...message(m.role, parts.text, { attachments: runAttachments(parts) }), where });
     } else if (type === "function_call") {
       const c = item(CallItem, raw, where);
       const call = { id: c.call_id, name: c.name, arguments: checkArguments(c.arguments, `${where}.arguments`) };
@@ -131,7 +131,7 @@ function conversation(body: ResponsesBody): Pick<OpenAiRequest, "system" | "mess
       throw invalidParam(`${where}.type`, "items are not looked up by id: send the item itself, or continue a stored response with previous_response_id");
     } else throw invalidParam(`${where}.type`, `"${type}" input items are not supported`);
   });
-  return { system, messages };
+  return { system, messages, imageParams };
 }
 
 function toolChoice(choice: ResponsesBody["tool_choice"]): ToolChoice | undefined {

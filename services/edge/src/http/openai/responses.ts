@@ -3,7 +3,7 @@ import { GatewayError } from "@gw/contracts";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { httpErrorResponse } from "../errors.js";
 import { runError } from "./chat-completions.js";
-import { resolveAgent, runParams } from "./conversation.js";
+import { checkImageInput, resolveAgent, runParams } from "./conversation.js";
 import type { OpenAiDeps } from "./deps.js";
 import { finalStatus, itemId, outputItems, type ResponseHead, responseObject } from "./response-object.js";
 import { ResponseStream } from "./responses-stream.js";
@@ -43,6 +43,7 @@ export function registerResponses(app: FastifyInstance, deps: OpenAiDeps): void 
     const session = await storedSession(deps, body, head, req.agentId);
     // Continuing a stored conversation stores the continuation too, unless store: false says not.
     head.stored = session !== undefined && body.store !== false;
+    checkImageInput(req, (agentId) => deps.textOnlyModel(agentId));
     const params = runParams(req, randomUUID(), session);
     const keep = async (response: Record<string, unknown>) => {
       if (head.stored && session !== undefined) await deps.responses.save(head.id, { sessionKey: session, agentId: req.agentId, response });

@@ -65,6 +65,25 @@ export interface RunRequest {
    */
   toolCallTurn: RunHistoryMessage | undefined;
   toolResults: RunHistoryMessage[];
+  /**
+   * Images that come with `message` (the `agent` RPC's attachments, an OpenAI request's image
+   * parts, a channel photo); stored with the user message in the session.
+   */
+  attachments: RunAttachment[];
+}
+
+/**
+ * An image a user message carries (docs/protocol.md `attachments`): a URL the model provider
+ * fetches, or the bytes themselves.
+ */
+export interface RunAttachment {
+  /** "image" */
+  type: string;
+  /** image/png, image/jpeg, image/gif or image/webp. */
+  mimeType: string;
+  /** An https URL, passed to the provider as is; "" when `data` holds the image. */
+  url: string;
+  data: Buffer;
 }
 
 /**
@@ -80,6 +99,8 @@ export interface RunHistoryMessage {
   /** tool: the call this result answers, and that tool's name. */
   toolCallId: string;
   name: string;
+  /** user: the images that came with it. */
+  attachments: RunAttachment[];
 }
 
 export interface RunToolCall {
@@ -185,6 +206,7 @@ function createBaseRunRequest(): RunRequest {
     sampling: undefined,
     toolCallTurn: undefined,
     toolResults: [],
+    attachments: [],
   };
 }
 
@@ -255,6 +277,9 @@ export const RunRequest: MessageFns<RunRequest> = {
     }
     for (const v of message.toolResults) {
       RunHistoryMessage.encode(v!, writer.uint32(178).fork()).join();
+    }
+    for (const v of message.attachments) {
+      RunAttachment.encode(v!, writer.uint32(186).fork()).join();
     }
     return writer;
   },
@@ -448,6 +473,93 @@ export const RunRequest: MessageFns<RunRequest> = {
             message.toolResults.push(RunHistoryMessage.decode(reader, reader.uint32()));
             continue;
           }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.attachments.push(RunAttachment.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRunAttachment(): RunAttachment {
+  return { type: "", mimeType: "", url: "", data: Buffer.alloc(0) };
+}
+
+export const RunAttachment: MessageFns<RunAttachment> = {
+  encode(message: RunAttachment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== "") {
+      writer.uint32(10).string(message.type);
+    }
+    if (message.mimeType !== "") {
+      writer.uint32(18).string(message.mimeType);
+    }
+    if (message.url !== "") {
+      writer.uint32(26).string(message.url);
+    }
+    if (message.data.length !== 0) {
+      writer.uint32(34).bytes(message.data);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RunAttachment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRunAttachment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.mimeType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.data = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -462,7 +574,7 @@ export const RunRequest: MessageFns<RunRequest> = {
 };
 
 function createBaseRunHistoryMessage(): RunHistoryMessage {
-  return { role: "", content: "", toolCalls: [], toolCallId: "", name: "" };
+  return { role: "", content: "", toolCalls: [], toolCallId: "", name: "", attachments: [] };
 }
 
 export const RunHistoryMessage: MessageFns<RunHistoryMessage> = {
@@ -481,6 +593,9 @@ export const RunHistoryMessage: MessageFns<RunHistoryMessage> = {
     }
     if (message.name !== "") {
       writer.uint32(42).string(message.name);
+    }
+    for (const v of message.attachments) {
+      RunAttachment.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -536,6 +651,14 @@ export const RunHistoryMessage: MessageFns<RunHistoryMessage> = {
             }
 
             message.name = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.attachments.push(RunAttachment.decode(reader, reader.uint32()));
             continue;
           }
         }
