@@ -79,3 +79,4 @@ export * from "./wire/tool-result.js";
 export * from "./wire/tool-status.js";
 export { SESSION_KEY_MAX_BYTES, sessionKeyProblem } from "./wire/session-key.js";
 export * from "./wire/hook-bodies.js";
+export * from "./wire/results/index.js";

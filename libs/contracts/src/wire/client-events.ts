@@ -8,7 +8,7 @@ import type {
   PairRequestView,
   PairResolvedPayload,
   PairResultPayload,
-} from "./device-methods.js";
+} from "./results/device-results.js";
 import type { SessionChanges } from "./session-views.js";
 
 /** The SPEC §6 `agent` event streams. */

@@ -2,8 +2,8 @@ import { z } from "zod";
 
 /**
  * Params of pairing and device methods (SPEC §4.1 `node.pair.request`, `node.pair.approve`,
- * `device.token.rotate`, and the ones the spec leaves to us: docs/decisions.md, Authentication),
- * and the payloads of their events.
+ * `device.token.rotate`, and the ones the spec leaves to us: docs/decisions.md, Authentication);
+ * their answers and events are results/device-results.ts's.
  */
 
 /** A device names itself; the id is how control clients and tokens refer to it. */
@@ -50,42 +50,3 @@ export const PairRequestIdParamsSchema = z.object({
 export const DeviceIdParamsSchema = z.object({ deviceId: DeviceIdSchema });
 
 export const EmptyParamsSchema = z.object({});
-
-/** What every party is told about a pairing request (never the token). */
-export interface PairRequestView {
-  requestId: string;
-  deviceId: string;
-  name: string;
-  /** First 16 bytes of SHA-256 of the device's public key, hex; absent without a key. */
-  keyFingerprint?: string;
-  clientIp: string;
-  requestedAt: number;
-  expiresAt: number;
-}
-
-/** How a pending request ended, as control connections hear it. */
-export const PAIR_OUTCOMES = ["approved", "rejected", "expired", "withdrawn"] as const;
-export type PairOutcome = (typeof PAIR_OUTCOMES)[number];
-
-export interface PairResolvedPayload {
-  requestId: string;
-  deviceId: string;
-  status: PairOutcome;
-}
-
-/** What the waiting device is told on its own socket: the token when approved. */
-export interface PairResultPayload {
-  requestId: string;
-  deviceId: string;
-  status: Exclude<PairOutcome, "withdrawn">;
-  token?: string;
-}
-
-export interface DeviceTokenRotatedPayload {
-  deviceId: string;
-  rotatedAt: number;
-}
-
-export interface DeviceRevokedPayload {
-  deviceId: string;
-}

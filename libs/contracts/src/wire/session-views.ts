@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { timestamp } from "./results/common.js";
 import type { SessionEntry, SessionSummary } from "../gen/gateway/v1/sessions.pb.js";
 import { imagesOfEntryMeta, imageView } from "./image-attachments.js";
 
@@ -13,22 +14,21 @@ export const SessionSummaryViewSchema = z.object({
   key: z.string(),
   agentId: z.string(),
   model: z.string(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  messageCount: z.number(),
-  /** Only when set. */
-  thinking: z.string().optional(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  messageCount: z.number().int(),
+  thinking: z.string().optional().describe("only when set: low, medium, high or extended"),
 });
 export type SessionSummaryView = z.infer<typeof SessionSummaryViewSchema>;
 
 export const SessionMessageViewSchema = z.object({
   type: z.literal("message"),
   id: z.string(),
-  parentId: z.string(),
-  role: z.string(),
+  parentId: z.string().describe("empty for the first message"),
+  role: z.string().describe("user, assistant, ..."),
   sender: z.string(),
   body: z.string(),
-  timestamp: z.number(),
+  timestamp,
   kind: z.string(),
   /** The images that came with a user message: type, MIME type and an https URL or the size in bytes (never the bytes). */
   attachments: z
@@ -39,12 +39,12 @@ export type SessionMessageView = z.infer<typeof SessionMessageViewSchema>;
 
 /** A `sessions.preview` payload: the session's summary and its newest messages first. */
 export const SessionPreviewViewSchema = SessionSummaryViewSchema.extend({
-  messages: z.array(SessionMessageViewSchema),
+  messages: z.array(SessionMessageViewSchema).describe("most recent first"),
 });
 export type SessionPreviewView = z.infer<typeof SessionPreviewViewSchema>;
 
 /** What `sessions.patch` changed, as its answer and `session.updated` carry it. */
-export const SessionChangesSchema = z.record(z.string(), z.string());
+export const SessionChangesSchema = z.record(z.string(), z.string()).describe("the changed fields and their new values");
 export type SessionChanges = z.infer<typeof SessionChangesSchema>;
 
 export function sessionSummaryView(s: SessionSummary): SessionSummaryView {

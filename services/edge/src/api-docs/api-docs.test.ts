@@ -4,6 +4,7 @@ import { join } from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { Parser } from "@asyncapi/parser";
 import { createSubjects, InProcessBus } from "@gw/bus";
+import { isMethodName, METHOD_RESULTS } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
 import { InProcessRunEventLog, InProcessRunQueue, RunRegistry } from "@gw/runs";
 import { createFileDurableStore, createMemoryFastStore } from "@gw/store";
@@ -101,6 +102,18 @@ describe("API documents", () => {
       expect(documented.get(def.name)?.params, def.name).toBe(def.params);
       expect(documented.get(def.name)?.roles, def.name).toEqual(rolesFor(def.name));
     }
+  });
+
+  it("every method the edge registers has a result schema, and the documents show that schema", async () => {
+    const registered = (await registeredMethods()).map((def) => def.name);
+    expect(Object.keys(METHOD_RESULTS).sort()).toEqual(["connect", ...registered].sort());
+    for (const method of WS_METHODS) {
+      expect(isMethodName(method.name), method.name).toBe(true);
+      expect(method.result, method.name).toBe(METHOD_RESULTS[method.name]);
+    }
+  });
+
+  it("says in the documents which roles may call what", () => {
     // The checked-in document says the same (check-generated proves it current; this, that it says roles at all).
     const operations = (checkedIn("asyncapi.json") as { operations: Record<string, { description?: string }> }).operations;
     expect(operations["sessions.list"]?.description).toBe("Roles: control.");

@@ -13,8 +13,15 @@ import {
   DeviceIdParamsSchema,
   EmptyParamsSchema,
   GatewayStatusParamsSchema,
+  METHOD_RESULTS,
+  type MethodName,
   ModelsStatusParamsSchema,
   NodePairRequestParamsSchema,
+  PairResolvedPayloadSchema,
+  PairResultPayloadSchema,
+  PairRequestViewSchema,
+  DeviceRevokedPayloadSchema,
+  DeviceTokenRotatedPayloadSchema,
   PairRequestIdParamsSchema,
   PollParamsSchema,
   type Role,
@@ -26,24 +33,23 @@ import {
   SessionsPreviewParamsSchema,
   SendParamsSchema,
   ToolsStatusParamsSchema,
-  ToolsStatusSchema,
 } from "@gw/contracts";
 import type { z } from "zod";
 import { rolesFor } from "../auth/permissions.js";
 import * as P from "./payloads.js";
-import * as D from "./payloads-devices.js";
 
 export interface WsMethodDoc {
-  name: string;
+  name: MethodName;
   summary: string;
   /** The schema the edge validates `params` with (the registry's, by identity). */
   params: z.ZodType;
+  /** What it answers: METHOD_RESULTS's schema, which the edge's handlers are typed by. */
   result: z.ZodType;
   /** From the permission table (auth/permissions.ts), so the documents cannot drift from it. */
   roles: readonly Role[];
 }
 
-type Entry = Omit<WsMethodDoc, "roles">;
+type Entry = Omit<WsMethodDoc, "roles" | "result">;
 
 export interface WsEventDoc {
   event: string;
@@ -57,178 +63,152 @@ const ENTRIES: readonly Entry[] = [
     name: "connect",
     summary: "Authenticate the connection; the first request on every socket.",
     params: ConnectParamsSchema,
-    result: P.ConnectResult,
   },
-  { name: "agents.list", summary: "The configured agents.", params: AgentsListParamsSchema, result: P.AgentsListResult },
+  { name: "agents.list", summary: "The configured agents.", params: AgentsListParamsSchema },
   {
     name: "agent.identity.get",
     summary: "One agent's identity (the default agent without agentId).",
     params: AgentIdentityGetParamsSchema,
-    result: P.AgentIdentity,
   },
   {
     name: "agent",
     summary: "Run an agent on a session and answer with its payloads; progress arrives as agent events.",
     params: AgentParamsSchema,
-    result: P.AgentResult,
   },
   {
     name: "agent.wait",
     summary: "Wait for a run to finish, from any connection or edge.",
     params: AgentWaitParamsSchema,
-    result: P.AgentWaitResult,
   },
   {
     name: "agent.subscribe",
     summary:
       "Receive the agent events of one run (afterSeq: first every kept event after that seq, from any edge), of a session's runs, or of every run (all: control only).",
     params: AgentSubscribeParamsSchema,
-    result: P.AgentSubscribeResult,
   },
   {
     name: "agent.unsubscribe",
     summary: "Stop receiving the events agent.subscribe asked for.",
     params: AgentUnsubscribeParamsSchema,
-    result: P.AgentUnsubscribeResult,
   },
-  { name: "chat.abort", summary: "Abort a run.", params: RunAbortParamsSchema, result: P.RunAbortResult },
-  { name: "agent.abort", summary: "Alias of chat.abort.", params: RunAbortParamsSchema, result: P.RunAbortResult },
+  { name: "chat.abort", summary: "Abort a run.", params: RunAbortParamsSchema },
+  { name: "agent.abort", summary: "Alias of chat.abort.", params: RunAbortParamsSchema },
   {
     name: "sessions.list",
     summary: "Sessions, newest first, optionally of one agent.",
     params: SessionsListParamsSchema,
-    result: P.SessionsListResult,
   },
   {
     name: "sessions.preview",
     summary: "A session and its newest messages; the caller then receives the session's events.",
     params: SessionsPreviewParamsSchema,
-    result: P.SessionsPreviewResult,
   },
   {
     name: "sessions.patch",
     summary: "Change a session's agent, model or thinking level.",
     params: SessionsPatchParamsSchema,
-    result: P.SessionsPatchResult,
   },
-  { name: "sessions.reset", summary: "Clear a session's history.", params: SessionKeyParamsSchema, result: P.SessionsResetResult },
+  { name: "sessions.reset", summary: "Clear a session's history.", params: SessionKeyParamsSchema },
   {
     name: "sessions.delete",
     summary: "Remove a session and its history for good.",
     params: SessionKeyParamsSchema,
-    result: P.SessionsDeleteResult,
   },
   {
     name: "sessions.compact",
     summary: "Replace a session's older history with a summary.",
     params: SessionKeyParamsSchema,
-    result: P.SessionsCompactResult,
   },
   {
     name: "sessions.subscribe",
     summary: "Receive a session's events from now on (the key need not exist yet).",
     params: SessionKeyParamsSchema,
-    result: P.SessionsSubscribeResult,
   },
   {
     name: "sessions.unsubscribe",
     summary: "Stop receiving a session's events.",
     params: SessionKeyParamsSchema,
-    result: P.SessionsUnsubscribeResult,
   },
   {
     name: "send",
     summary: "Send a message (text, media by URL) to a recipient on a messaging channel, once per idempotencyKey.",
     params: SendParamsSchema,
-    result: P.DeliveryResult,
   },
   {
     name: "poll",
     summary: "Send a poll on a channel that has polls, once per idempotencyKey.",
     params: PollParamsSchema,
-    result: P.DeliveryResult,
   },
   {
     name: "channels.status",
     summary: "Every configured channel and account: reachable, last success, last error, rate-limit state.",
     params: ChannelsStatusParamsSchema,
-    result: P.ChannelsStatusResult,
   },
   {
     name: "node.pair.request",
     summary:
       "Ask to be paired as a device (also on a pairing connection: connect with pairing: true). Wait on the socket for node.pair.result; closing it withdraws the request.",
     params: NodePairRequestParamsSchema,
-    result: D.NodePairRequestResult,
   },
-  { name: "node.pair.list", summary: "The pending pairing requests.", params: EmptyParamsSchema, result: D.NodePairListResult },
+  { name: "node.pair.list", summary: "The pending pairing requests.", params: EmptyParamsSchema },
   {
     name: "node.pair.approve",
     summary: "Approve a pending request: the device's token is stored (hashed) and sent to the waiting device.",
     params: PairRequestIdParamsSchema,
-    result: D.NodePairApproveResult,
   },
-  { name: "node.pair.reject", summary: "Reject a pending request.", params: PairRequestIdParamsSchema, result: D.NodePairRejectResult },
-  { name: "device.list", summary: "The paired devices.", params: EmptyParamsSchema, result: D.DeviceListResult },
+  { name: "node.pair.reject", summary: "Reject a pending request.", params: PairRequestIdParamsSchema },
+  { name: "device.list", summary: "The paired devices.", params: EmptyParamsSchema },
   {
     name: "device.token.rotate",
     summary:
       "Issue a device a new token; the old one is refused at once on every edge and its sockets are closed (not the asking device's own socket).",
     params: DeviceIdParamsSchema,
-    result: D.DeviceTokenRotateResult,
   },
   {
     name: "device.revoke",
     summary: "Forget a paired device: its token is refused at once on every edge and its sockets are closed.",
     params: DeviceIdParamsSchema,
-    result: D.DeviceRevokeResult,
   },
   {
     name: "channels.pairing.list",
     summary: "People who wrote to a bot under dmPolicy pairing and wait for approval, with the code each was sent.",
     params: ChannelsPairingListParamsSchema,
-    result: P.ChannelsPairingListResult,
   },
   {
     name: "channels.pairing.approve",
     summary: "Approve the sender a pairing code was sent to: the agent answers them from then on (NOT_FOUND for an unknown or lapsed code).",
     params: ChannelsPairingApproveParamsSchema,
-    result: P.ChannelsPairingApproveResult,
   },
   {
     name: "channels.pairing.reject",
     summary: "Reject the sender a pairing code was sent to: the request is dropped and the sender stays unanswered (NOT_FOUND for an unknown or lapsed code).",
     params: ChannelsPairingRejectParamsSchema,
-    result: P.ChannelsPairingRejectResult,
   },
   {
     name: "runs.list",
     summary: "The runs not yet ended (queued or running) on every edge and runner, oldest first; filter by session or agent.",
     params: RunsListParamsSchema,
-    result: P.RunsListResult,
   },
   {
     name: "gateway.status",
     summary: "The edges seen in the last 20 s, whether the runner, sessions and delivery answer, the channels' reachability and the runs in flight.",
     params: GatewayStatusParamsSchema,
-    result: P.GatewayStatusResult,
   },
   {
     name: "tools.status",
     summary: "The built-in tools and each MCP server's state (connected, its tools, its last error, restarts) as one runner sees it; every runner keeps its own connections.",
     params: ToolsStatusParamsSchema,
-    result: ToolsStatusSchema,
   },
   {
     name: "models.status",
     summary: "Every model provider and API key (by id, never the key) with its cooldown as every runner sees it: ready, or cooling and for how long.",
     params: ModelsStatusParamsSchema,
-    result: P.ModelsStatusResult,
   },
 ];
 
 export const WS_METHODS: readonly WsMethodDoc[] = ENTRIES.map((entry) => ({
   ...entry,
+  result: METHOD_RESULTS[entry.name],
   roles: entry.name === "connect" ? ["control", "node", "webchat"] : rolesFor(entry.name),
 }));
 
@@ -252,24 +232,24 @@ export const WS_EVENTS: readonly WsEventDoc[] = [
   {
     event: "node.pair.requested",
     summary: "A device asked to be paired; to control connections.",
-    payload: D.PairRequestView,
+    payload: PairRequestViewSchema,
   },
   {
     event: "node.pair.resolved",
     summary: "A pairing request was approved, rejected, expired or withdrawn; to control connections.",
-    payload: D.PairResolvedEvent,
+    payload: PairResolvedPayloadSchema,
   },
   {
     event: "node.pair.result",
     summary: "The outcome of this connection's own pairing request, with the device token when approved.",
-    payload: D.PairResultEvent,
+    payload: PairResultPayloadSchema,
   },
   {
     event: "device.token.rotated",
     summary: "A device's token was rotated; to control connections.",
-    payload: D.DeviceTokenRotatedEvent,
+    payload: DeviceTokenRotatedPayloadSchema,
   },
-  { event: "device.revoked", summary: "A paired device was revoked; to control connections.", payload: D.DeviceRevokedEvent },
+  { event: "device.revoked", summary: "A paired device was revoked; to control connections.", payload: DeviceRevokedPayloadSchema },
   {
     event: "shutdown",
     summary:

@@ -53,7 +53,7 @@ export class PairingDesk {
     }
     this.wait(pending, ctx);
     controlEvents.publish("node.pair.requested", pairRequestView(pending));
-    return { requestId: pending.requestId, deviceId: pending.deviceId, status: "pending", expiresAt: pending.expiresAt };
+    return { requestId: pending.requestId, deviceId: pending.deviceId, status: "pending" as const, expiresAt: pending.expiresAt };
   }
 
   async list() {
@@ -93,7 +93,7 @@ export class PairingDesk {
       throw new GatewayError("NOT_FOUND", `device ${deviceId} stopped waiting (its socket closed); it must ask to be paired again`);
     }
     controlEvents.publish("node.pair.resolved", { requestId, deviceId, status: "approved" });
-    return { requestId, deviceId, status: "approved", pairedAt: paired.record.pairedAt };
+    return { requestId, deviceId, status: "approved" as const, pairedAt: paired.record.pairedAt };
   }
 
   async reject(requestId: string) {
@@ -104,7 +104,7 @@ export class PairingDesk {
     await links.deliver(pending.edgeId, { requestId, connId: pending.connId, deviceId, status: "rejected", token: "" });
     await book.close(pending);
     controlEvents.publish("node.pair.resolved", { requestId, deviceId, status: "rejected" });
-    return { requestId, deviceId, status: "rejected" };
+    return { requestId, deviceId, status: "rejected" as const };
   }
 
   /** The asking socket waits for its result, until the request expires, or it withdraws by closing. */

@@ -1,7 +1,9 @@
 import {
-  type AgentEventPayload,
+  AgentEventPayloadSchema,
   type AgentSubscribeParams,
+  type AgentSubscribeResult,
   type AgentUnsubscribeParams,
+  type AgentUnsubscribeResult,
   type ClientEvent,
   encodeJson,
   GatewayError,
@@ -32,13 +34,29 @@ export interface AgentSubscriptionsDeps {
 const REFILL_DELAYS_MS = [20, 100, 300];
 
 
+/** A lifecycle event's payload, or undefined (logged) when it is not one: it came from the bus or the run's event log. */
+function lifePayload(event: ClientEvent, logger: Logger) {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(event.payloadJson).toString("utf8"));
+  } catch {
+    value = undefined;
+  }
+  const parsed = AgentEventPayloadSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  logger.error({ runId: event.runId, seq: event.seq }, "a run event that is not an agent event payload: not sent");
+  return undefined;
+}
+
 /**
  * An event for a gate: whether it ends its run and, for the end, what a socket other than control
  * gets if that differs (a failure's words withheld); `life` false (an output event) needs no parse.
+ * A lifecycle event that does not decode keeps its place in the order and goes to no one.
  */
-function gated(event: ClientEvent, frame: Buffer, life: boolean): GatedEvent {
+function gated(event: ClientEvent, frame: Buffer, life: boolean, logger: Logger): GatedEvent {
   if (!life) return { seq: event.seq, frame, terminal: false };
-  const payload = JSON.parse(Buffer.from(event.payloadJson).toString("utf8")) as AgentEventPayload;
+  const payload = lifePayload(event, logger);
+  if (payload === undefined) return { seq: event.seq, frame: null, terminal: false };
   if (!isTerminalEvent(payload)) return { seq: event.seq, frame, terminal: false };
   const shown = publicRunEvent(payload);
   if (shown === payload) return { seq: event.seq, frame, terminal: true };
@@ -46,7 +64,8 @@ function gated(event: ClientEvent, frame: Buffer, life: boolean): GatedEvent {
 }
 
 /** A stored event (its part unknown: parsed to tell). */
-const stored = (event: ClientEvent): GatedEvent => gated(event, encodedEventFrame("agent", receivedJson(event.payloadJson)), true);
+const stored = (logger: Logger) => (event: ClientEvent): GatedEvent =>
+  gated(event, encodedEventFrame("agent", receivedJson(event.payloadJson)), true, logger);
 
 function keyOf(p: AgentUnsubscribeParams): string {
   if (p.runId !== undefined) return `run:${p.runId}`;
@@ -55,7 +74,7 @@ function keyOf(p: AgentUnsubscribeParams): string {
 }
 
 /** What a subscription answers names what it is about. */
-function named(p: AgentUnsubscribeParams): Record<string, unknown> {
+function named(p: AgentUnsubscribeParams): { runId: string } | { sessionKey: string } | { all: true } {
   if (p.runId !== undefined) return { runId: p.runId };
   if (p.sessionKey !== undefined) return { sessionKey: p.sessionKey };
   return { all: true };
@@ -75,7 +94,7 @@ export class AgentSubscriptions {
 
   constructor(private readonly deps: AgentSubscriptionsDeps) {}
 
-  async subscribe(p: AgentSubscribeParams, ctx: CallContext): Promise<Record<string, unknown>> {
+  async subscribe(p: AgentSubscribeParams, ctx: CallContext): Promise<AgentSubscribeResult> {
     const key = keyOf(p);
     this.checkRoom(ctx.connId, key);
     if (p.runId !== undefined) return this.subscribeRun(p.runId, p.afterSeq, key, ctx);
@@ -92,11 +111,11 @@ export class AgentSubscriptions {
     return { subscribed: true, ...named(p) };
   }
 
-  unsubscribe(p: AgentUnsubscribeParams, ctx: CallContext): Record<string, unknown> {
+  unsubscribe(p: AgentUnsubscribeParams, ctx: CallContext): AgentUnsubscribeResult {
     return { unsubscribed: this.release(ctx.connId, keyOf(p)), ...named(p) };
   }
 
-  private async subscribeRun(runId: string, afterSeq: number | undefined, key: string, ctx: CallContext): Promise<Record<string, unknown>> {
+  private async subscribeRun(runId: string, afterSeq: number | undefined, key: string, ctx: CallContext): Promise<AgentSubscribeResult> {
     const record = await this.deps.registry.get(runId);
     if (record === null) {
       throw new GatewayError("NOT_FOUND", `unknown run: ${runId} (or its record is past runner.resultRetentionSeconds)`, { details: { runId } });
@@ -114,7 +133,7 @@ export class AgentSubscriptions {
     );
     const follower = {
       targetId: ctx.connId,
-      gate: (event: ClientEvent, frame: Buffer, life: boolean) => gate.offer(gated(event, frame, life)),
+      gate: (event: ClientEvent, frame: Buffer, life: boolean) => gate.offer(gated(event, frame, life, this.deps.logger)),
     };
     const unfollow = await this.deps.router.follow(runId, follower, { startedBy: record.edgeId, sessionKey: record.sessionKey });
     try {
@@ -140,7 +159,7 @@ export class AgentSubscriptions {
     if ((first !== undefined && first > afterSeq + 1) || (events.length === 0 && isFinal(record.state))) {
       throw this.gone(runId, afterSeq);
     }
-    gate.fill(events.map(stored));
+    gate.fill(events.map(stored(this.deps.logger)));
     await this.refill(runId, gate);
     if (gate.hasGap) throw this.gone(runId, gate.sent);
   }
@@ -150,7 +169,7 @@ export class AgentSubscriptions {
     for (const delay of REFILL_DELAYS_MS) {
       if (!gate.hasGap) return;
       await sleep(delay);
-      gate.fill((await this.deps.log.read(runId)).map(stored));
+      gate.fill((await this.deps.log.read(runId)).map(stored(this.deps.logger)));
     }
   }
 
@@ -176,7 +195,8 @@ export class AgentSubscriptions {
 
   private send(connId: string, key: string, event: GatedEvent, unfollow: () => void): void {
     const target = this.deps.hub.target(connId);
-    if (target?.accepts("agent")) target.sendText(event.publicFrame === undefined || target.seesErrorDetail() ? event.frame : event.publicFrame);
+    const frame = event.publicFrame === undefined || target?.seesErrorDetail() ? event.frame : event.publicFrame;
+    if (frame !== null && target?.accepts("agent")) target.sendText(frame);
     // The run is over: so is its subscription (after this event, outside the router's loop).
     if (event.terminal) setImmediate(() => this.release(connId, key, unfollow));
   }

@@ -3,7 +3,8 @@ import { TERMINAL_SEQ } from "@gw/runs";
 /** One event on its way through a gate: its seq and the frame the socket gets. */
 export interface GatedEvent {
   seq: number;
-  frame: Buffer;
+  /** null: an event that keeps its place in the order but is not sent (a corrupt stored one). */
+  frame: Buffer | null;
   /** The run's last event (lifecycle end or error). */
   terminal: boolean;
   /** What a socket other than control gets instead of `frame` (a failure's words withheld: public-run-events.ts). */

@@ -5,6 +5,8 @@ import {
   AgentWaitParamsSchema,
   GatewayError,
   RunAbortParamsSchema,
+  type AgentResult,
+  type AgentWaitResult,
   type RunRecord,
 } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
@@ -16,7 +18,7 @@ import type { CallContext } from "../call-context.js";
 import { defineMethod } from "./registry.js";
 
 /** The `agent` response: payloads when the run ended well, else its typed error. */
-function agentResponse(record: RunRecord): Record<string, unknown> {
+function agentResponse(record: RunRecord): AgentResult {
   if (record.state === "error") {
     const error = record.error ?? { code: "INTERNAL" as const, message: "the run failed" };
     throw new GatewayError(error.code, error.message, { details: { runId: record.runId } });
@@ -44,7 +46,7 @@ function shownError(error: RunError, runId: string, ctx: CallContext, logger: Lo
 }
 
 /** SPEC §4.1 `agent.wait`: `completed` and `result` always; a run still going has no payloads yet. */
-function waitResponse(runId: string, record: RunRecord | null, ctx: CallContext, logger: Logger): Record<string, unknown> {
+function waitResponse(runId: string, record: RunRecord | null, ctx: CallContext, logger: Logger): AgentWaitResult {
   if (record === null) return { runId, completed: false, status: "running", result: { payloads: [] } };
   return {
     runId,
@@ -74,7 +76,7 @@ function assertMayDeliver(params: AgentParams, ctx: CallContext): void {
 
 /** SPEC §4.1 `agent`, `agent.wait`, `chat.abort` and its alias `agent.abort`. */
 export function agentRunMethods(runs: RunClient, logger: Logger, textOnlyModel: TextOnlyModel = () => undefined) {
-  const abort = (name: string) =>
+  const abort = (name: "chat.abort" | "agent.abort") =>
     defineMethod({
       name,
       params: RunAbortParamsSchema,

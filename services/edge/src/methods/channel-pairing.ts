@@ -3,13 +3,15 @@ import {
   ChannelsPairingApproveParamsSchema,
   ChannelsPairingListParamsSchema,
   ChannelsPairingRejectParamsSchema,
+  GatewayError,
   type PairingRequest,
   RPC,
+  type SenderPairingView,
 } from "@gw/contracts";
 import type { BusDeps } from "../bus-deps.js";
 import { defineMethod } from "./registry.js";
 
-function requestView(request: PairingRequest): Record<string, unknown> {
+function requestView(request: PairingRequest): SenderPairingView {
   return {
     channel: request.channel,
     accountId: request.accountId,
@@ -34,7 +36,11 @@ export function channelPairingMethods(deps: BusDeps) {
     code: params.code,
     accountId: params.accountId ?? "",
   });
-  const decided = (request: PairingRequest | undefined) => (request === undefined ? {} : requestView(request));
+  /** Delivery answers the decided request or NOT_FOUND; an answer without one is its bug. */
+  const decided = (request: PairingRequest | undefined) => {
+    if (request === undefined) throw new GatewayError("INTERNAL", "delivery decided a pairing request without naming it");
+    return requestView(request);
+  };
   return [
     defineMethod({
       name: "channels.pairing.list",

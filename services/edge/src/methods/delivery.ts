@@ -2,7 +2,9 @@ import { callRpc } from "@gw/bus";
 import {
   ChannelsStatusParamsSchema,
   type ChannelsStatusResponse,
+  type ChannelsStatusResult,
   type DeliveryReceipt,
+  type DeliveryResult,
   type PollParams,
   PollParamsSchema,
   RPC,
@@ -48,8 +50,8 @@ function pollRequest(params: PollParams) {
 }
 
 /** A receipt as the client sees it: SPEC's `sent`, `messageId`, `cached`, plus where it went. */
-export function receiptPayload(receipt: DeliveryReceipt): { payload: Record<string, unknown>; meta?: Record<string, unknown> } {
-  const payload: Record<string, unknown> = {
+export function receiptPayload(receipt: DeliveryReceipt): { payload: DeliveryResult; meta?: { cached: true } } {
+  const payload: DeliveryResult = {
     sent: true,
     messageId: receipt.messageId,
     messageIds: receipt.messageIds,
@@ -62,12 +64,12 @@ export function receiptPayload(receipt: DeliveryReceipt): { payload: Record<stri
   return { payload, meta: { cached: true } };
 }
 
-function asResult(receipt: DeliveryReceipt): MethodResult {
+function asResult(receipt: DeliveryReceipt): MethodResult<"send" | "poll"> {
   const { payload, meta } = receiptPayload(receipt);
   return meta === undefined ? payload : new PayloadWithMeta(payload, meta);
 }
 
-function statusPayload(res: ChannelsStatusResponse): Record<string, unknown> {
+function statusPayload(res: ChannelsStatusResponse): ChannelsStatusResult {
   const at = (ms: number) => (ms > 0 ? ms : null);
   return {
     channels: res.channels.map((channel) => ({

@@ -1,5 +1,14 @@
 import { callRpc } from "@gw/bus";
-import { GATEWAY_VERSION, GatewayStatusParamsSchema, ModelsStatusParamsSchema, RPC, RunsListParamsSchema } from "@gw/contracts";
+import {
+  GATEWAY_VERSION,
+  GatewayError,
+  GatewayStatusParamsSchema,
+  ModelsStatusParamsSchema,
+  ModelsStatusResultSchema,
+  RPC,
+  type RunInFlight,
+  RunsListParamsSchema,
+} from "@gw/contracts";
 import type { LiveRun, RunRegistry } from "@gw/runs";
 import type { BusDeps } from "../bus-deps.js";
 import type { EdgePresence } from "../status/edge-presence.js";
@@ -16,13 +25,16 @@ export interface OperatorMethodDeps extends BusDeps {
 /** How many runs `gateway.status` reads to count them; beyond it says "at least". */
 const STATUS_RUNS_LIMIT = 1_000;
 
-/** `stalled`: running, but its runner stopped heartbeating (it died; the run ends once noticed). */
-function runView({ record, heartbeat }: LiveRun) {
+/**
+ * `stalled`: running, but its runner stopped heartbeating (it died; the run ends once noticed).
+ * The live list holds no ended run, so a run not queued is running.
+ */
+function runView({ record, heartbeat }: LiveRun): RunInFlight {
   return {
     runId: record.runId,
     sessionKey: record.sessionKey,
     agentId: record.agentId,
-    status: record.state === "running" && !heartbeat ? "stalled" : record.state,
+    status: record.state === "queued" ? "queued" : heartbeat ? "running" : "stalled",
     startedAt: record.createdAt,
     updatedAt: record.updatedAt,
     edgeId: record.edgeId,
@@ -78,7 +90,8 @@ export function operatorMethods(deps: OperatorMethodDeps) {
       handler: async () => {
         // Any runner answers: the cooldowns are in the FastStore every runner shares.
         const res = await callRpc(deps.bus, deps.subjects, RPC.modelsStatus, {}, { timeoutMs: deps.requestTimeoutMs });
-        return {
+        // The reply's kind is a proto string: the answer's schema says which kinds there are.
+        const answer = ModelsStatusResultSchema.safeParse({
           providers: res.providers.map((p) => ({
             name: p.name,
             kind: p.kind,
@@ -87,7 +100,9 @@ export function operatorMethods(deps: OperatorMethodDeps) {
             failures: p.failures,
             keys: p.keys.map((k) => ({ id: k.id, state: state(k.coolingMs), coolingMs: k.coolingMs, rateLimits: k.rateLimits })),
           })),
-        };
+        });
+        if (!answer.success) throw new GatewayError("INTERNAL", "malformed models status from a runner", { cause: answer.error });
+        return answer.data;
       },
     }),
   ];

@@ -1,32 +1,38 @@
-import { describeIssues, type EncodedJson, GatewayError } from "@gw/contracts";
+import { describeIssues, type EncodedJson, GatewayError, type MethodName, type MethodResultOf } from "@gw/contracts";
 import type { z } from "zod";
 import { forbiddenMethodMessage, mayCall } from "../auth/permissions.js";
 import type { CallContext } from "../call-context.js";
 
-/**
- * A payload object, or one a service encoded already (EncodedJson): the connection splices
- * that into its response frame instead of parsing and stringifying it again.
- */
 /** A payload with the response frame's optional `meta` (SPEC §4.1 `send`: `meta.cached`). */
-export class PayloadWithMeta {
+export class PayloadWithMeta<T = Record<string, unknown>> {
   constructor(
-    readonly payload: Record<string, unknown>,
+    readonly payload: T,
     readonly meta: Record<string, unknown>,
   ) {}
 }
 
-export type MethodResult = Record<string, unknown> | EncodedJson<Record<string, unknown>> | PayloadWithMeta;
+/**
+ * What a method's handler answers: its result (`METHOD_RESULTS` in @gw/contracts says the shape
+ * of each method's), that result already encoded by a service (EncodedJson: the connection
+ * splices it into the response frame instead of parsing and stringifying it again), or the
+ * result with the frame's `meta`.
+ */
+export type MethodResult<N extends MethodName = MethodName> =
+  | MethodResultOf<N>
+  | EncodedJson<MethodResultOf<N>>
+  | PayloadWithMeta<MethodResultOf<N>>;
 
-export interface MethodDefinition<S extends z.ZodType> {
-  name: string;
+/** A method is named in @gw/contracts' METHOD_RESULTS (a new one adds its result schema there first). */
+export interface MethodDefinition<N extends MethodName, S extends z.ZodType> {
+  name: N;
   params: S;
-  handler: (params: z.output<S>, ctx: CallContext) => Promise<MethodResult>;
+  handler: (params: z.output<S>, ctx: CallContext) => Promise<MethodResult<N>>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry stores methods of every param type
-type AnyMethod = MethodDefinition<any>;
+type AnyMethod = MethodDefinition<any, any>;
 
-export function defineMethod<S extends z.ZodType>(def: MethodDefinition<S>): MethodDefinition<S> {
+export function defineMethod<N extends MethodName, S extends z.ZodType>(def: MethodDefinition<N, S>): MethodDefinition<N, S> {
   return def;
 }
 

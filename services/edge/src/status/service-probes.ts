@@ -1,19 +1,12 @@
 import { callRpc } from "@gw/bus";
-import { type ChannelsStatusResponse, isGatewayError, RPC } from "@gw/contracts";
+import { type ChannelsStatusResponse, type ChannelsSummary, isGatewayError, RPC, type ServiceProbe } from "@gw/contracts";
 import type { BusDeps } from "../bus-deps.js";
-
-/** One service as `gateway.status` saw it: answering, or why not. */
-export interface ServiceProbe {
-  service: string;
-  ready: boolean;
-  /** The error code and message when it did not answer. */
-  error: string | null;
-}
 
 /** Short: a service that does not answer a read within this is not ready for anyone else either. */
 const PROBE_TIMEOUT_MS = 3_000;
 
-async function probe<T>(service: string, call: () => Promise<T>): Promise<{ probe: ServiceProbe; answer?: T }> {
+/** One service as `gateway.status` saw it: answering, or why not (the error code and message). */
+async function probe<T>(service: ServiceProbe["service"], call: () => Promise<T>): Promise<{ probe: ServiceProbe; answer?: T }> {
   try {
     return { probe: { service, ready: true, error: null }, answer: await call() };
   } catch (err) {
@@ -43,7 +36,7 @@ export async function probeServices(deps: BusDeps): Promise<{ services: ServiceP
 }
 
 /** Counts for a status line: channels, accounts, and how many accounts are reachable. */
-export function channelsSummary(res: ChannelsStatusResponse | undefined) {
+export function channelsSummary(res: ChannelsStatusResponse | undefined): ChannelsSummary | null {
   if (res === undefined) return null;
   const accounts = res.channels.flatMap((channel) => channel.accounts);
   return {
