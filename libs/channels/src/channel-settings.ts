@@ -4,6 +4,7 @@
  * fails at start instead of silently doing nothing; a plugin that needs more keys extends its
  * schema here, keeping every key DESIGN names.
  */
+import { QueueSchema } from "@gw/config";
 import { z } from "zod";
 
 const nonEmpty = (what: string) => z.string().trim().min(1, `${what} must not be empty`);
@@ -71,6 +72,8 @@ const common = {
   agent: nonEmpty("agent").optional(),
   /** In groups the agent answers only when the bot is mentioned (or replied to), unless false. */
   groups: z.strictObject({ requireMention: z.boolean().default(true) }).optional(),
+  /** Messages that arrive while the agent answers (a binding's `queue` wins); default followup. */
+  queue: QueueSchema.optional(),
 };
 
 export const TelegramSettingsSchema = z.strictObject({

@@ -31,3 +31,4 @@ export {
   unreachableBindings,
 } from "./binding-match.js";
 export { type Binding, bindingWarnings } from "./schema-bindings.js";
+export { DEFAULT_QUEUE, type QueueMode, QueueSchema, type QueueSettings } from "./schema-queue.js";

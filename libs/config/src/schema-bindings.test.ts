@@ -49,14 +49,24 @@ describe("bindings section", () => {
     expect(issuesOf([{ match: { channel: "tg", accountId: "work" }, agentId: "main" }])[0]?.path).toBe("bindings[0].match.accountId");
   });
 
-  it("refuses queue (not supported yet), unknown keys, bad policies and empty ids", () => {
+  it("refuses a queue that is not a queue object, unknown keys, bad policies and empty ids", () => {
     const issues = issuesOf([
       { match: { channel: "tg" }, agentId: "main", queue: "collect" },
       { match: { channel: "tg", user: "1" }, agentId: "main" },
       { match: { channel: "tg", peer: " " }, agentId: "main", dmPolicy: "everyone" },
     ]);
     expect(issues.map((i) => i.path).sort()).toEqual(["bindings[0].queue", "bindings[1].match.user", "bindings[2].dmPolicy", "bindings[2].match.peer"]);
-    expect(issues.find((i) => i.path === "bindings[0].queue")?.message).toMatch(/unknown key/);
+    expect(issues.find((i) => i.path === "bindings[0].queue")?.message).toMatch(/object/);
+  });
+
+  it("takes a queue with its defaults, and refuses bad modes, caps and drops and unknown queue keys", () => {
+    expect(issuesOf([{ match: { channel: "tg" }, agentId: "main", queue: { mode: "collect" } }])).toEqual([]);
+    const issues = issuesOf([
+      { match: { channel: "tg", peer: "1" }, agentId: "main", queue: { mode: "batch" } },
+      { match: { channel: "tg", peer: "2" }, agentId: "main", queue: { cap: 0, drop: "newest" } },
+      { match: { channel: "tg", peer: "3" }, agentId: "main", queue: { mode: "steer", debounceMs: 5 } },
+    ]);
+    expect(issues.map((i) => i.path).sort()).toEqual(["bindings[0].queue.mode", "bindings[1].queue.cap", "bindings[1].queue.drop", "bindings[2].queue.debounceMs"]);
   });
 
   it("refuses a binding that can never answer", () => {

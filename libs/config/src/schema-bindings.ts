@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { overlappingBindings, unreachableBindings } from "./binding-match.js";
 import type { ConfigIssue } from "./config-error.js";
+import { QueueSchema } from "./schema-queue.js";
 
 const Id = z.string().trim().min(1, "must not be empty").max(256);
 
@@ -13,13 +14,14 @@ const BindingMatchSchema = z.strictObject({
 });
 
 /**
- * One routing rule: messages matching `match` go to `agentId`, under `dmPolicy` when given
- * (instead of the account's). `queue` is not accepted yet (docs/decisions.md).
+ * One routing rule: messages matching `match` go to `agentId`, under `dmPolicy` and `queue` when
+ * given (instead of the account's).
  */
 const BindingSchema = z.strictObject({
   match: BindingMatchSchema,
   agentId: Id,
   dmPolicy: z.enum(["pairing", "allowlist", "open", "disabled"]).optional(),
+  queue: QueueSchema.optional(),
 });
 export type Binding = z.output<typeof BindingSchema>;
 

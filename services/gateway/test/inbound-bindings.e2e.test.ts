@@ -194,7 +194,7 @@ describe("gateway config check with bindings", () => {
     expect(JSON.parse(json.output.slice(json.output.indexOf("{")))).toMatchObject({ ok: true, warnings: [{ path: "bindings[1]" }] });
   });
 
-  it("refuses a binding that can never answer, names what does not exist, and takes no queue yet, with key paths", async () => {
+  it("refuses a binding that can never answer, names what does not exist, and refuses a queue that is not an object, with key paths", async () => {
     const cases: Array<[string, string[]]> = [
       [
         `{ match: { channel: "tg", peer: "42" }, agentId: "desk" }, { match: { channel: "tg", peer: "42" }, agentId: "main" }`,
