@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ChannelAdapter, receiptOf, sendPollVia } from "./channel-adapter.js";
+import { type ChannelAdapter, receiptOf, sendPollVia, statusOf } from "./channel-adapter.js";
 import { ChannelError, isChannelError } from "./channel-error.js";
 
 describe("ChannelError", () => {
@@ -46,23 +46,57 @@ describe("sendPollVia", () => {
   const base = {
     validateRecipient: (to: string) => to,
     send: () => Promise.resolve(receiptOf(["1"])),
-    status: () => Promise.resolve({ reachable: true }),
+    probe: () => Promise.resolve({ reachable: true }),
   };
   const signal = new AbortController().signal;
 
   it("answers 'unsupported' for a channel without polls", async () => {
-    const adapter: ChannelAdapter = { ...base, limits: { textChunk: 100, polls: false } };
+    const adapter: ChannelAdapter = { ...base, limits: { textChunk: 100 } };
     const err = await sendPollVia(adapter, poll, signal).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ChannelError);
     expect((err as ChannelError).kind).toBe("unsupported");
   });
 
-  it("calls sendPoll where the channel has polls", async () => {
+  it("calls polls.send where the channel has polls", async () => {
     const adapter: ChannelAdapter = {
       ...base,
-      limits: { textChunk: 100, polls: true },
-      sendPoll: (p) => Promise.resolve(receiptOf([`poll:${p.question}`])),
+      limits: { textChunk: 100 },
+      polls: { send: (p) => Promise.resolve(receiptOf([`poll:${p.question}`])) },
     };
     await expect(sendPollVia(adapter, poll, signal)).resolves.toEqual({ messageId: "poll:q?", messageIds: ["poll:q?"] });
+  });
+});
+
+describe("statusOf", () => {
+  const adapter = (probe: ChannelAdapter["probe"]): ChannelAdapter => ({
+    limits: { textChunk: 100 },
+    validateRecipient: (to) => to,
+    send: () => Promise.resolve(receiptOf(["1"])),
+    probe,
+  });
+  const open = () => new AbortController().signal;
+
+  it("answers what the probe answered, a refusal included", async () => {
+    expect(await statusOf(adapter(async () => ({ reachable: true, identity: "@bot" })), open())).toEqual({ reachable: true, identity: "@bot" });
+    const refused = { reachable: false, identity: "+15550001111", error: "not registered" };
+    expect(await statusOf(adapter(async () => refused), open())).toEqual(refused);
+  });
+
+  it("turns a probe that rejects, or throws at once, into reachable: false with its message", async () => {
+    const rejects = adapter(() => Promise.reject(new ChannelError("unavailable", "platform down")));
+    expect(await statusOf(rejects, open())).toEqual({ reachable: false, error: "platform down" });
+    const throws = adapter(() => {
+      throw new TypeError("a bug");
+    });
+    expect(await statusOf(throws, open())).toEqual({ reachable: false, error: "a bug" });
+  });
+
+  it("answers reachable: false once the signal fires, whatever the probe still waits for", async () => {
+    const hangs = adapter(() => new Promise(() => undefined));
+    const controller = new AbortController();
+    const pending = statusOf(hangs, controller.signal);
+    controller.abort(new Error("probe deadline passed"));
+    expect(await pending).toEqual({ reachable: false, error: "probe deadline passed" });
+    expect(await statusOf(hangs, AbortSignal.abort(new Error("already over")))).toEqual({ reachable: false, error: "already over" });
   });
 });

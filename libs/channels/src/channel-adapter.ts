@@ -12,8 +12,6 @@ export interface ChannelLimits {
    * count). Delivery splits longer text with `chunkText(text, textChunk)` before `send`.
    */
   textChunk: number;
-  /** Whether the platform has native polls; `sendPoll` exists exactly when this is true. */
-  polls: boolean;
   /**
    * The most media URLs one `send` takes (an album); delivery spreads longer lists over
    * several sends. Undefined: no limit of the adapter's own.
@@ -77,6 +75,36 @@ export interface ChannelProbe {
   error?: string;
 }
 
+/** Native polls. */
+export interface ChannelPolls {
+  /** Throws ChannelError like `send`; "unsupported" for a poll the platform cannot show (e.g. anonymous). */
+  send(poll: OutboundPoll, signal: AbortSignal): Promise<DeliveryReceipt>;
+}
+
+/**
+ * How people's messages reach the gateway (inbound.ts): a webhook endpoint the edge forwards
+ * the platform's requests to, a receiver delivery runs (one reader per account across
+ * replicas), or both, as the account's settings ask.
+ */
+export interface ChannelInbound {
+  readonly webhook?: InboundEndpoint;
+  readonly receiver?: ChannelReceiver;
+}
+
+/** A "typing…" indicator, shown while the agent works. */
+export interface ChannelTyping {
+  /**
+   * Shows it in a chat until the next message or a few seconds pass. `replyingTo` is the eventId
+   * of the inbound message being answered, for platforms whose indicator hangs off it (WhatsApp);
+   * without it they show nothing. Throws ChannelError; an AbortError when `signal` fires first.
+   */
+  show(chat: string, threadId: string | undefined, signal: AbortSignal, replyingTo?: string): Promise<void>;
+  /** How often a showing indicator is renewed (default 4 s: Telegram's fades after 5 s). */
+  readonly renewMs?: number;
+  /** Hides it at once where the platform can; elsewhere it fades, or the answer clears it. */
+  hide?(chat: string, threadId: string | undefined, signal: AbortSignal): Promise<void>;
+}
+
 export interface ChannelAdapter {
   readonly limits: ChannelLimits;
   /**
@@ -86,38 +114,19 @@ export interface ChannelAdapter {
   validateRecipient(to: string): string;
   /** Throws ChannelError; an AbortError when `signal` fires first. */
   send(msg: OutboundMessage, signal: AbortSignal): Promise<DeliveryReceipt>;
-  sendPoll?(poll: OutboundPoll, signal: AbortSignal): Promise<DeliveryReceipt>;
-  /** Never throws for platform failures: they are `reachable: false` with the reason. */
-  status(signal: AbortSignal): Promise<ChannelProbe>;
-  /** Webhook platforms: verifies and parses a forwarded request (libs/channels/src/inbound.ts). */
-  readonly inbound?: InboundEndpoint;
-  /** Polling and gateway platforms: reads the account's messages (one reader per account). */
-  readonly receiver?: ChannelReceiver;
   /**
-   * Shows "typing…" in a chat until the next message or a few seconds pass, where the platform
-   * can. `replyingTo` is the eventId of the inbound message being answered, for platforms whose
-   * indicator hangs off it (WhatsApp); without it they show nothing.
+   * Asks the platform about the account: what it answered (`reachable: false` with the reason
+   * when the answer says the account cannot deliver). A failed call throws, like `send`.
+   * Delivery reads it only through `statusOf`, which never throws.
    */
-  typing?(chat: string, threadId: string | undefined, signal: AbortSignal, replyingTo?: string): Promise<void>;
-  /** How often a showing indicator is renewed (default 4 s: Telegram's fades after 5 s). */
-  readonly typingRenewMs?: number;
-  /** Hides "typing…" at once where the platform can; elsewhere it fades, or the answer clears it. */
-  stopTyping?(chat: string, threadId: string | undefined, signal: AbortSignal): Promise<void>;
+  probe(signal: AbortSignal): Promise<ChannelProbe>;
+  /** Where the platform has native polls. */
+  readonly polls?: ChannelPolls;
+  /** Where the account takes people's messages. */
+  readonly inbound?: ChannelInbound;
+  /** Where the platform shows bots typing. */
+  readonly typing?: ChannelTyping;
 }
-
-/** One account of one configured channel, as a plugin factory receives it. */
-export interface ChannelPluginConfig<Settings = Record<string, unknown>, Http = unknown> {
-  channelId: string;
-  accountId: string;
-  /** Validated by the plugin's settings schema (see channel-settings.ts). */
-  settings: Settings;
-  /** The outbound HTTP client (libs/http-client) the composition root hands in. */
-  http: Http;
-}
-
-export type ChannelPluginFactory<Settings = Record<string, unknown>, Http = unknown> = (
-  config: ChannelPluginConfig<Settings, Http>,
-) => ChannelAdapter;
 
 /** A receipt for `ids` (in platform order); a send that produced nothing is a bug, not a receipt. */
 export function receiptOf(ids: readonly string[]): DeliveryReceipt {
@@ -126,10 +135,32 @@ export function receiptOf(ids: readonly string[]): DeliveryReceipt {
   return { messageId: first, messageIds: [...ids] };
 }
 
-/** `adapter.sendPoll`, or the "unsupported" ChannelError when the platform has no polls. */
+/** `adapter.polls.send`, or the "unsupported" ChannelError when the platform has no polls. */
 export function sendPollVia(adapter: ChannelAdapter, poll: OutboundPoll, signal: AbortSignal): Promise<DeliveryReceipt> {
-  if (!adapter.limits.polls || adapter.sendPoll === undefined) {
-    return Promise.reject(new ChannelError("unsupported", "this channel has no polls"));
+  if (adapter.polls === undefined) return Promise.reject(new ChannelError("unsupported", "this channel has no polls"));
+  return adapter.polls.send(poll, signal);
+}
+
+const failedProbe = (err: unknown): ChannelProbe => ({ reachable: false, error: err instanceof Error ? err.message : String(err) });
+
+/**
+ * The account's status, the one way delivery reads it: never throws. A probe that fails (a
+ * platform error, a bug) is `reachable: false` with its message; when `signal` fires before the
+ * probe answers, the answer is `reachable: false` at once, whatever the probe still waits for.
+ */
+export async function statusOf(adapter: ChannelAdapter, signal: AbortSignal): Promise<ChannelProbe> {
+  if (signal.aborted) return failedProbe(signal.reason);
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<ChannelProbe>((resolve) => {
+    onAbort = () => resolve(failedProbe(signal.reason));
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    const probed = Promise.resolve()
+      .then(() => adapter.probe(signal))
+      .catch(failedProbe);
+    return await Promise.race([probed, aborted]);
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener("abort", onAbort);
   }
-  return adapter.sendPoll(poll, signal);
 }

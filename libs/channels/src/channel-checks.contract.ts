@@ -1,17 +1,24 @@
 /**
- * The checks of the channel contract, one function each, so the suite itself can be tested:
- * a correct adapter passes them all, and each deliberately broken one fails its check.
+ * The checks of the channel contract's outbound side, one function each, so the suite itself can
+ * be tested: a correct adapter passes them all, and each deliberately broken one fails its check.
  */
 import { expect } from "vitest";
-import {
-  type ChannelAdapter,
-  type DeliveryReceipt,
-  type OutboundMessage,
-  type OutboundPoll,
-  sendPollVia,
-} from "./channel-adapter.js";
-import { ChannelError, type ChannelErrorKind } from "./channel-error.js";
+import { type DeliveryReceipt, sendPollVia, statusOf } from "./channel-adapter.js";
+import { ChannelError } from "./channel-error.js";
 import type { ChannelHarness } from "./channel.contract.js";
+import {
+  channelError,
+  CONTRACT_REJECTION_REASON,
+  errorTexts,
+  expectMedia,
+  expectNoSecrets,
+  expectReceiptMatches,
+  first,
+  message,
+  poll,
+  signal,
+  TEXT,
+} from "./check-helpers.contract.js";
 import { MIN_CHUNK_LIMIT } from "./chunk/chunk-text.js";
 
 export interface ContractCheck {
@@ -21,106 +28,15 @@ export interface ContractCheck {
   run(h: ChannelHarness): Promise<void>;
 }
 
-/** Fits every platform's error form (Slack error codes included) and is easy to find in a message. */
-export const CONTRACT_REJECTION_REASON = "contract_rejection_reason";
-const TEXT = "Hello from the channel contract suite";
-/** Bounds every call, so a hanging adapter fails its check instead of the whole run. */
-const CALL_BOUND_MS = 15_000;
+export { CONTRACT_REJECTION_REASON } from "./check-helpers.contract.js";
 
-const signal = () => AbortSignal.timeout(CALL_BOUND_MS);
-let keys = 0;
-const key = (what: string) => `contract-${what}-${process.pid}-${++keys}`;
-
-function message(h: ChannelHarness, adapter: ChannelAdapter, extra: Partial<OutboundMessage> = {}): OutboundMessage {
-  return {
-    to: adapter.validateRecipient(h.recipient.to),
-    text: TEXT,
-    mediaUrls: [],
-    gifPlayback: false,
-    idempotencyKey: key("send"),
-    ...extra,
-  };
-}
-
-function poll(h: ChannelHarness, adapter: ChannelAdapter, extra: Partial<OutboundPoll> = {}): OutboundPoll {
-  return {
-    to: adapter.validateRecipient(h.recipient.to),
-    question: "Which option do you prefer",
-    options: ["first", "second", "third"],
-    allowMultipleAnswers: true,
-    anonymous: false,
-    idempotencyKey: key("poll"),
-    ...extra,
-  };
-}
-
-const first = (h: ChannelHarness) => h.accounts[0].adapter;
-
-/** Runs `call` and expects a ChannelError of `kind`; a port method must reject, not throw. */
-async function channelError(call: () => Promise<unknown>, kind: ChannelErrorKind): Promise<ChannelError> {
-  let pending: Promise<unknown>;
-  try {
-    pending = call();
-  } catch (err) {
-    throw new Error(`expected a rejected promise, but the call threw at once: ${String(err)}`, { cause: err });
-  }
-  let caught: unknown;
-  try {
-    await pending;
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught, `expected a ChannelError of kind "${kind}"`).toBeInstanceOf(ChannelError);
-  const err = caught as ChannelError;
-  expect(err.kind, err.message).toBe(kind);
-  return err;
-}
-
-/** The message and every cause's message: what a log line of the error would show. */
-function errorTexts(err: unknown): string {
-  const texts: string[] = [];
-  let current: unknown = err;
-  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
-    texts.push(current instanceof Error ? `${current.name}: ${current.message}` : String(current));
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return texts.join("\n");
-}
-
-function expectNoSecrets(h: ChannelHarness, text: string): void {
-  for (const secret of h.secrets) expect(text.includes(secret), `a credential leaked into: ${text}`).toBe(false);
-}
-
-/** The receipt names exactly the messages the platform stored, in order. */
-function expectReceiptMatches(h: ChannelHarness, receipt: DeliveryReceipt): void {
-  expect(receipt.messageIds.length).toBeGreaterThan(0);
-  expect(receipt.messageId).toBe(receipt.messageIds[0]);
-  expect(receipt.messageIds).toEqual(h.fake.delivered.map((d) => d.id));
-}
-
-function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
-  return a !== undefined && a.length === b.length && a.every((byte, i) => byte === b[i]);
-}
-
-/** Each delivered medium is the URL the adapter was given, or that URL's bytes uploaded. */
-function expectMedia(h: ChannelHarness, indexes: number[]): void {
-  const media = h.fake.delivered.flatMap((d) => d.media);
-  expect(media).toHaveLength(indexes.length);
-  media.forEach((m, i) => {
-    const index = indexes[i]!;
-    const matches = m.url === h.media.urls[index] || sameBytes(m.data, h.media.bytes[index]!);
-    expect(matches, `medium ${i} is neither ${h.media.urls[index]} nor its bytes`).toBe(true);
-  });
-}
-
-export const CHANNEL_CONTRACT_CHECKS: readonly ContractCheck[] = [
+export const SEND_CHECKS: readonly ContractCheck[] = [
   {
-    name: "declares limits it can keep: a chunk size, polls exactly when sendPoll exists, a media count",
+    name: "declares limits it can keep: a chunk size and a media count",
     run: async (h) => {
       for (const { adapter } of h.accounts) {
         const { limits } = adapter;
         expect(Number.isInteger(limits.textChunk) && limits.textChunk >= MIN_CHUNK_LIMIT).toBe(true);
-        expect(limits.polls).toBe(typeof adapter.sendPoll === "function");
         if (limits.mediaPerMessage !== undefined) expect(Number.isInteger(limits.mediaPerMessage) && limits.mediaPerMessage >= 1).toBe(true);
       }
     },
@@ -172,7 +88,7 @@ export const CHANNEL_CONTRACT_CHECKS: readonly ContractCheck[] = [
   },
   {
     name: "sends a poll with its options and answer mode",
-    applies: (h) => first(h).limits.polls,
+    applies: (h) => first(h).polls !== undefined,
     run: async (h) => {
       const adapter = first(h);
       const p = poll(h, adapter);
@@ -185,7 +101,7 @@ export const CHANNEL_CONTRACT_CHECKS: readonly ContractCheck[] = [
   },
   {
     name: "sends an anonymous poll as anonymous, or refuses it as unsupported without a call",
-    applies: (h) => first(h).limits.polls,
+    applies: (h) => first(h).polls !== undefined,
     run: async (h) => {
       const adapter = first(h);
       const p = poll(h, adapter, { anonymous: true, allowMultipleAnswers: false });
@@ -204,7 +120,7 @@ export const CHANNEL_CONTRACT_CHECKS: readonly ContractCheck[] = [
   },
   {
     name: "refuses polls as unsupported, without a call, where the platform has none",
-    applies: (h) => !first(h).limits.polls,
+    applies: (h) => first(h).polls === undefined,
     run: async (h) => {
       const adapter = first(h);
       await channelError(() => sendPollVia(adapter, poll(h, adapter), signal()), "unsupported");
@@ -322,11 +238,11 @@ export const CHANNEL_CONTRACT_CHECKS: readonly ContractCheck[] = [
     name: "probes status: reachable when the platform answers, not reachable (and no throw) when it fails",
     run: async (h) => {
       for (const { adapter } of h.accounts) {
-        const probe = await adapter.status(signal());
+        const probe = await statusOf(adapter, signal());
         expect(probe.reachable, probe.error).toBe(true);
       }
       h.fake.next({ kind: "unavailable" }, 5);
-      const down = await first(h).status(signal());
+      const down = await statusOf(first(h), signal());
       expect(down.reachable).toBe(false);
       expect(typeof down.error).toBe("string");
       expectNoSecrets(h, down.error ?? "");

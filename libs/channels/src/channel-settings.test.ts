@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { configIssuesOf } from "./contract-helpers.js";
 import { parseChannelAccounts } from "./channel-accounts.js";
-import { SignalSettingsSchema, TelegramSettingsSchema, toE164, WhatsAppSettingsSchema } from "./channel-settings.js";
+import { z } from "zod";
+import { COMMON_SETTINGS, phoneAllowFrom, toE164 } from "./channel-settings.js";
 
-const WHATSAPP = { accessToken: "t", phoneNumberId: "1055" };
-const SIGNAL = { bridgeUrl: "http://127.0.0.1:8080", number: "+15550001111" };
+/** Settings of a platform whose senders are phone numbers, or account UUIDs where it hides the number. */
+const PhoneSenders = z.strictObject({ ...COMMON_SETTINGS, allowFrom: phoneAllowFrom('a phone number or "*"') });
+const UuidSenders = z.strictObject({ ...COMMON_SETTINGS, allowFrom: phoneAllowFrom('a phone number, an account UUID or "*"', { uuids: true }) });
 
 const issuesOf = configIssuesOf;
 
@@ -23,32 +25,23 @@ describe("toE164", () => {
   });
 });
 
-describe("allowFrom of the phone-number platforms", () => {
-  it("normalises WhatsApp entries to E.164, the form its inbound senders take, and keeps *", () => {
-    const settings = WhatsAppSettingsSchema.parse({ ...WHATSAPP, allowFrom: ["15550001111", "+44 20 7946 0958", " * "] });
-    expect(settings.allowFrom).toEqual(["+15550001111", "+442079460958", "*"]);
+describe("phoneAllowFrom", () => {
+  it("normalises entries to E.164, the form inbound senders take, and keeps *", () => {
+    expect(PhoneSenders.parse({ allowFrom: ["15550001111", "+44 20 7946 0958", " * "] }).allowFrom).toEqual(["+15550001111", "+442079460958", "*"]);
   });
 
-  it("normalises Signal numbers and keeps account UUIDs (senders with a hidden number), lowercased", () => {
+  it("keeps account UUIDs (senders with a hidden number), lowercased, where the platform has them", () => {
     const uuid = "A1B2C3D4-0000-4000-8000-00000000ABCD";
-    const settings = SignalSettingsSchema.parse({ ...SIGNAL, allowFrom: ["+1 555 000 2222", "15550003333", uuid, "*"] });
-    expect(settings.allowFrom).toEqual(["+15550002222", "+15550003333", uuid.toLowerCase(), "*"]);
+    expect(UuidSenders.parse({ allowFrom: ["+1 555 000 2222", uuid, "*"] }).allowFrom).toEqual(["+15550002222", uuid.toLowerCase(), "*"]);
+    expect(issuesOf(() => parseChannelAccounts("p", { kind: "x", allowFrom: [uuid] }, PhoneSenders))).toEqual([
+      { path: "channels.p.allowFrom[0]", message: `"${uuid}" is not a phone number or "*"` },
+    ]);
   });
 
   it("refuses other entries at their key path, account by account", () => {
-    expect(
-      issuesOf(() => parseChannelAccounts("wa", { kind: "whatsapp", ...WHATSAPP, allowFrom: ["+15550001111", "alice", "123"] }, WhatsAppSettingsSchema)),
-    ).toEqual([
-      { path: "channels.wa.allowFrom[1]", message: expect.stringMatching(/^"alice" is not an E\.164 phone number such as \+15550001111/) },
-      { path: "channels.wa.allowFrom[2]", message: expect.stringMatching(/^"123" is not an E\.164 phone number/) },
+    const channel = { kind: "x", accounts: { main: { allowFrom: ["+15550001111", "@alice"] } } };
+    expect(issuesOf(() => parseChannelAccounts("sig", channel, UuidSenders))).toEqual([
+      { path: "channels.sig.accounts.main.allowFrom[1]", message: '"@alice" is not a phone number, an account UUID or "*"' },
     ]);
-    const channel = { kind: "signal", bridgeUrl: SIGNAL.bridgeUrl, accounts: { main: { number: SIGNAL.number, allowFrom: ["@alice"] } } };
-    expect(issuesOf(() => parseChannelAccounts("sig", channel, SignalSettingsSchema))).toEqual([
-      { path: "channels.sig.accounts.main.allowFrom[0]", message: '"@alice" is not an E.164 phone number such as +15550001111, a Signal account UUID, or "*"' },
-    ]);
-  });
-
-  it("leaves other platforms' sender ids alone: they are not phone numbers", () => {
-    expect(TelegramSettingsSchema.parse({ botToken: "b", allowFrom: ["123456789", "*"] }).allowFrom).toEqual(["123456789", "*"]);
   });
 });

@@ -16,7 +16,12 @@
 import type { PlatformFake } from "@gw/testing";
 import { afterAll, beforeAll, beforeEach, describe, it } from "vitest";
 import type { ChannelAdapter } from "./channel-adapter.js";
-import { CHANNEL_CONTRACT_CHECKS } from "./channel-checks.contract.js";
+import { type ContractCheck, SEND_CHECKS } from "./channel-checks.contract.js";
+import { CAPABILITY_CHECKS } from "./capability-checks.contract.js";
+import type { RawInbound } from "./inbound.js";
+
+/** Every check of the contract: sending, then status under abort and the optional capabilities. */
+export const CHANNEL_CONTRACT_CHECKS: readonly ContractCheck[] = [...SEND_CHECKS, ...CAPABILITY_CHECKS];
 
 /** The fake's controls the suite uses (every @gw/testing platform fake has them). */
 export type ContractFake = Pick<PlatformFake, "requests" | "delivered" | "tellsRetryAfter" | "dedupesOnClientKey" | "next" | "reset">;
@@ -34,6 +39,24 @@ export interface ExpectedRequest {
   body?: unknown;
 }
 
+/** An account with webhooks on, and requests as the platform (or a stranger) sends them. */
+export interface WebhookHarness {
+  adapter: ChannelAdapter;
+  /** A person's `text`, as the platform posts it: signed, or carrying the account's secret. */
+  request(text: string): RawInbound;
+  /** The same without the right signature or secret. */
+  forged(text: string): RawInbound;
+  /** Correctly signed, but a body that is not the platform's request. */
+  malformed(): RawInbound;
+}
+
+/** An account whose receiver reads from the fake, and how a person writes to it. */
+export interface ReceiverHarness {
+  adapter: ChannelAdapter;
+  /** Has the platform hold a person's `text` for this account. */
+  write(text: string): void | Promise<void>;
+}
+
 export interface ChannelHarness {
   /** Two accounts of one channel, each with its own credentials, both talking to `fake`. */
   accounts: readonly [ContractAccount, ContractAccount];
@@ -48,6 +71,15 @@ export interface ChannelHarness {
   media: { urls: readonly [string, string]; bytes: readonly [Uint8Array, Uint8Array] };
   /** The request the first account's plain text send to `recipient.to` must make. */
   expectedTextRequest(text: string): ExpectedRequest;
+  /** Where the platform's inbound side delivers people's messages, when the plugin has one. */
+  inbound?: {
+    webhook?: WebhookHarness;
+    receiver?: ReceiverHarness;
+    /** The chat and sender a person's message must name (`InboundMessage.chat`, `.sender`). */
+    from: { chat: string; sender: string };
+  };
+  /** The eventId typing hangs off, for platforms whose indicator needs one (WhatsApp). */
+  typingReplyTo?: string;
   /** Every credential the adapters hold: none may appear in an error message. */
   secrets: readonly string[];
   close(): Promise<void>;
@@ -78,4 +110,4 @@ export function describeChannelContract(name: string, makeHarness: () => Promise
   });
 }
 
-export { CHANNEL_CONTRACT_CHECKS, type ContractCheck } from "./channel-checks.contract.js";
+export type { ContractCheck } from "./channel-checks.contract.js";

@@ -1,15 +1,18 @@
 export {
   type ChannelAdapter,
+  type ChannelInbound,
   type ChannelLimits,
-  type ChannelPluginConfig,
-  type ChannelPluginFactory,
+  type ChannelPolls,
   type ChannelProbe,
+  type ChannelTyping,
   type DeliveryReceipt,
   type OutboundMessage,
   type OutboundPoll,
   receiptOf,
   sendPollVia,
+  statusOf,
 } from "./channel-adapter.js";
+export { type ChannelPlugin, definePlugin, type PluginAccount } from "./channel-plugin.js";
 export {
   CHANNEL_ERROR_KINDS,
   ChannelError,
@@ -19,28 +22,17 @@ export {
   type RateLimitScope,
 } from "./channel-error.js";
 export {
-  CHANNEL_KINDS,
-  CHANNEL_SETTINGS_SCHEMAS,
-  type ChannelKind,
-  type ChannelSettings,
-  DiscordSettingsSchema,
-  type DiscordSettings,
+  COMMON_SETTINGS,
+  type CommonChannelSettings,
   type DmPolicy,
   DmPolicySchema,
   E164,
-  IMessageSettingsSchema,
-  type IMessageSettings,
-  isChannelKind,
-  SignalSettingsSchema,
-  type SignalSettings,
-  SlackSettingsSchema,
-  type SlackSettings,
-  TelegramSettingsSchema,
-  type TelegramSettings,
+  httpUrl,
+  nonEmpty,
+  phoneAllowFrom,
   toE164,
-  WhatsAppSettingsSchema,
-  type WhatsAppSettings,
 } from "./channel-settings.js";
+export { PER_CHAT_PER_SECOND, type RateRule, rateRulesFor } from "./rate-rules.js";
 export {
   type ChannelAccount,
   DEFAULT_ACCOUNT_ID,

@@ -3,20 +3,18 @@ import { ConfigError, type ConfigIssue, parseConfig } from "@gw/config";
 import { describe, expect, it } from "vitest";
 import { ChannelDirectory, checkChannels } from "./channel-directory.js";
 import { CHANNEL_PLUGINS } from "./channels/index.js";
-import { DEFAULT_MEDIA_LIMITS, type MediaLimits, type PluginContext, pluginTable } from "./channels/registry.js";
+import { DEFAULT_MEDIA_LIMITS, type MediaLimits, type PluginContext } from "./channels/registry.js";
+import { telegramPlugin } from "./channels/telegram/plugin.js";
 
 function build(media?: MediaLimits): PluginContext[] {
   const seen: PluginContext[] = [];
-  const plugin = {
-    kind: "telegram" as const,
-    create: (ctx: PluginContext<"telegram">) => (seen.push(ctx as PluginContext), {} as ChannelAdapter),
-  };
+  const plugin = { ...telegramPlugin, create: (ctx: PluginContext) => (seen.push(ctx), {} as ChannelAdapter) };
   const config = parseConfig(`{ channels: { tg: { kind: "telegram", accounts: { a: { botToken: "t1" }, b: { botToken: "t2" } } } } }`, { env: {} });
   const http = () => {
     throw new Error("no HTTP here");
   };
-  if (media === undefined) ChannelDirectory.build(config.channels, pluginTable([plugin]), http);
-  else ChannelDirectory.build(config.channels, pluginTable([plugin]), http, media);
+  if (media === undefined) ChannelDirectory.build(config.channels, [plugin], http);
+  else ChannelDirectory.build(config.channels, [plugin], http, media);
   return seen;
 }
 

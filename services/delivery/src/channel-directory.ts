@@ -1,7 +1,7 @@
-import { CHANNEL_SETTINGS_SCHEMAS, type ChannelAdapter, isChannelKind, parseChannelAccounts } from "@gw/channels";
+import { type ChannelAdapter, parseChannelAccounts, type RateRule } from "@gw/channels";
 import { type ChannelsConfig, channelEntries, ConfigError, type ConfigIssue, type GatewayConfig } from "@gw/config";
 import { GatewayError } from "@gw/contracts";
-import { DEFAULT_MEDIA_LIMITS, type HttpClientFactory, type MediaLimits, type PluginTable } from "./channels/registry.js";
+import { DEFAULT_MEDIA_LIMITS, type DeliveryPlugin, type HttpClientFactory, type MediaLimits } from "./channels/registry.js";
 import { HttpClients } from "./http-clients.js";
 import { type InboundPolicy, inboundPolicyOf } from "./inbound/sender-policy.js";
 
@@ -11,6 +11,8 @@ export interface ChannelAccount {
   kind: string;
   accountId: string;
   adapter: ChannelAdapter;
+  /** The platform's send limits (its plugin's `rates`), applied by the pacer. */
+  rates: readonly RateRule[];
   /** Who may talk to the agent through this account, and which agent answers. */
   inbound: InboundPolicy;
 }
@@ -18,6 +20,7 @@ export interface ChannelAccount {
 export interface ChannelEntry {
   id: string;
   kind: string;
+  plugin: DeliveryPlugin;
   /** In file order; the first is the default. */
   accounts: ChannelAccount[];
 }
@@ -37,26 +40,34 @@ export class ChannelDirectory {
   private constructor(
     private readonly channels: ReadonlyMap<string, ChannelEntry>,
     readonly defaultChannel: string | undefined,
+    /** Every plugin this build ships, configured or not. */
+    readonly plugins: readonly DeliveryPlugin[],
   ) {}
 
-  static build(config: ChannelsConfig, plugins: PluginTable, http: HttpClientFactory, media: MediaLimits = DEFAULT_MEDIA_LIMITS): ChannelDirectory {
+  static build(
+    config: ChannelsConfig,
+    plugins: readonly DeliveryPlugin[],
+    http: HttpClientFactory,
+    media: MediaLimits = DEFAULT_MEDIA_LIMITS,
+  ): ChannelDirectory {
     const channels = new Map<string, ChannelEntry>();
     // Every channel's problems at once, so one round of fixes is enough.
     const issues: ConfigIssue[] = [];
     for (const [id, channel] of channelEntries(config)) {
-      const plugin = plugins.get(channel.kind);
-      if (plugin === undefined || !isChannelKind(channel.kind)) {
-        const known = [...plugins.keys()].sort().join(", ");
+      const plugin = plugins.find((each) => each.kind === channel.kind);
+      if (plugin === undefined) {
+        const known = plugins.map((each) => each.kind).sort().join(", ");
         issues.push({ path: `channels.${id}.kind`, message: `unknown channel kind "${channel.kind}" (known: ${known})` });
         continue;
       }
       let accounts: ChannelAccount[];
       try {
-        accounts = parseChannelAccounts(id, channel, CHANNEL_SETTINGS_SCHEMAS[channel.kind]).map(({ accountId, settings }) => ({
+        accounts = parseChannelAccounts(id, channel, plugin.settings).map(({ accountId, settings }) => ({
           channelId: id,
           kind: channel.kind,
           accountId,
           adapter: plugin.create({ channelId: id, accountId, settings, http, media }),
+          rates: plugin.rates,
           inbound: inboundPolicyOf(settings),
         }));
       } catch (err) {
@@ -64,10 +75,10 @@ export class ChannelDirectory {
         issues.push(...err.issues);
         continue;
       }
-      channels.set(id, { id, kind: channel.kind, accounts });
+      channels.set(id, { id, kind: channel.kind, plugin, accounts });
     }
     if (issues.length > 0) throw new ConfigError("channels", issues);
-    return new ChannelDirectory(channels, config.default);
+    return new ChannelDirectory(channels, config.default, plugins);
   }
 
   list(): ChannelEntry[] {
@@ -155,7 +166,7 @@ function ownsKey(channel: unknown, accountId: string, key: string): boolean {
  */
 export async function checkChannels(
   config: Pick<GatewayConfig, "channels" | "agents">,
-  plugins: PluginTable,
+  plugins: readonly DeliveryPlugin[],
 ): Promise<ChannelEntry[]> {
   const clients = new HttpClients();
   try {

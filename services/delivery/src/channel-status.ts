@@ -1,4 +1,4 @@
-import type { ChannelProbe } from "@gw/channels";
+import { type ChannelProbe, statusOf } from "@gw/channels";
 import type { ChannelsStatusResponse } from "@gw/contracts";
 import type { ChannelAccount, ChannelDirectory } from "./channel-directory.js";
 import type { StatusBook } from "./status-book.js";
@@ -31,7 +31,7 @@ export class ChannelStatusReporter {
         id: entry.id,
         kind: entry.kind,
         isDefault: entry.id === this.deps.directory.defaultChannel,
-        polls: entry.accounts[0]?.adapter.limits.polls ?? false,
+        polls: entry.accounts[0]?.adapter.polls !== undefined,
         textChunk: entry.accounts[0]?.adapter.limits.textChunk ?? 0,
         accounts: await Promise.all(entry.accounts.map((account) => this.account(account, fresh))),
       })),
@@ -68,9 +68,7 @@ export class ChannelStatusReporter {
     if (!fresh && cached !== undefined && Date.now() - cached.at < this.deps.probeCacheMs) return Promise.resolve(cached);
     const running = this.running.get(key);
     if (running !== undefined) return running;
-    const started = account.adapter
-      .status(AbortSignal.timeout(PROBE_TIMEOUT_MS))
-      .catch((err: unknown): ChannelProbe => ({ reachable: false, error: err instanceof Error ? err.message : String(err) }))
+    const started = statusOf(account.adapter, AbortSignal.timeout(PROBE_TIMEOUT_MS))
       .then((probe) => {
         const result = { probe, at: Date.now() };
         this.cache.set(key, result);

@@ -1,4 +1,4 @@
-import { type ChannelAdapter, chunkText, type DeliveryReceipt as PlatformReceipt, isChannelError, type OutboundMessage, sendPollVia } from "@gw/channels";
+import { type ChannelAdapter, chunkText, type DeliveryReceipt as PlatformReceipt, isChannelError, type OutboundMessage, rateRulesFor, sendPollVia } from "@gw/channels";
 import { type DeliveryPollRequest, type DeliveryReceipt, type DeliverySendRequest, GatewayError, isGatewayError } from "@gw/contracts";
 import { guardUrl, type SsrfPolicy } from "@gw/http-client";
 import { type FastStore, fingerprint, KeyedMutex, type RunOnce } from "@gw/store";
@@ -7,7 +7,6 @@ import { deadline } from "./deadline.js";
 import { toGatewayError } from "./delivery-errors.js";
 import type { PaceTarget } from "./pacer.js";
 import { CallFailed, callPlatform, type PlatformCallDeps } from "./platform-call.js";
-import { rateRulesFor } from "./rate-rules.js";
 
 export interface DispatcherDeps extends PlatformCallDeps {
   directory: ChannelDirectory;
@@ -140,7 +139,7 @@ export class Dispatcher {
   private async pollOnce(req: DeliveryPollRequest): Promise<DeliveryReceipt> {
     const { account } = this.deps.directory.resolve(req);
     const to = this.recipient(account, req.to);
-    if (!account.adapter.limits.polls) {
+    if (account.adapter.polls === undefined) {
       throw new GatewayError("NOT_SUPPORTED", `channel "${account.channelId}" (${account.kind}) has no polls`);
     }
     const poll = {
@@ -186,7 +185,7 @@ export class Dispatcher {
     const target: PaceTarget = {
       account: `${account.channelId}:${account.accountId}`,
       chat: to,
-      rules: this.deps.pacing === "off" ? [] : rateRulesFor(account.kind, to),
+      rules: this.deps.pacing === "off" ? [] : rateRulesFor(account.rates, to),
     };
     // The chat's turn is taken first, before any await, so one chat's sends keep the order in
     // which they reached this replica; a repeat of a key waits here too, then finds the result.

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { CHANNEL_KINDS, CHANNEL_SETTINGS_SCHEMAS, resolveAccounts } from "@gw/channels";
+import { resolveAccounts } from "@gw/channels";
 import { channelEntries, hasKeyPath, loadConfigFile, schemaKeyPaths } from "@gw/config";
 import { describe, expect, it } from "vitest";
 import { ChannelDirectory } from "./channel-directory.js";
@@ -32,11 +32,12 @@ describe("the example config's channels", () => {
     const settings = channelEntries(config.channels).flatMap(([, channel]) =>
       resolveAccounts(channel).map((account) => ({ kind: channel.kind, settings: account.settings })),
     );
-    const pathsOf = (kind: (typeof CHANNEL_KINDS)[number]) => schemaKeyPaths(CHANNEL_SETTINGS_SCHEMAS[kind]);
+    const kinds = CHANNEL_PLUGINS.map((plugin) => plugin.kind);
+    const pathsOf = (kind: string) => schemaKeyPaths(CHANNEL_PLUGINS.find((plugin) => plugin.kind === kind)!.settings);
     expect(pathsOf("telegram")).toEqual(expect.arrayContaining(["groups.requireMention", "allowFrom", "webhookSecret"]));
     // The keys every kind takes (dmPolicy, allowFrom, agent, groups) are shown once, on any channel.
-    const shared = CHANNEL_KINDS.map(pathsOf).reduce((common, paths) => common.filter((path) => paths.includes(path)));
-    const missing = CHANNEL_KINDS.flatMap((kind) =>
+    const shared = kinds.map(pathsOf).reduce((common, paths) => common.filter((path) => paths.includes(path)));
+    const missing = kinds.flatMap((kind) =>
       pathsOf(kind)
         .filter((path) => !settings.some((s) => (shared.includes(path) || s.kind === kind) && hasKeyPath(s.settings, path)))
         .map((path) => `${kind}: ${path}`),

@@ -2,13 +2,12 @@ export { DELIVERY_CONFIG_READS } from "./config-reads.js";
 export { checkChannels } from "./channel-directory.js";
 export { CHANNEL_PLUGINS } from "./channels/index.js";
 export {
-  type ChannelPlugin,
   DEFAULT_MEDIA_LIMITS,
+  type DeliveryHost,
+  type DeliveryPlugin,
   type HttpClientFactory,
   type MediaLimits,
   type PluginContext,
-  type PluginTable,
-  pluginTable,
 } from "./channels/registry.js";
 export { HttpClients } from "./http-clients.js";
 export { type DeliveryService, type DeliveryServiceDeps, startDeliveryService } from "./service.js";

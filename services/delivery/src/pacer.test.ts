@@ -1,7 +1,9 @@
+import { rateRulesFor } from "@gw/channels";
 import { createMemoryFastStore } from "@gw/store";
 import { describe, expect, it } from "vitest";
+import { slackPlugin } from "./channels/slack/plugin.js";
+import { telegramPlugin } from "./channels/telegram/plugin.js";
 import { PaceAborted, Pacer, type PaceTarget } from "./pacer.js";
-import { rateRulesFor } from "./rate-rules.js";
 
 const store = () => createMemoryFastStore();
 const never = new AbortController().signal;
@@ -9,7 +11,7 @@ const never = new AbortController().signal;
 describe("Pacer", () => {
   it("spaces one Telegram chat's calls a second apart and lets other chats through", async () => {
     const pacer = new Pacer(store());
-    const chat: PaceTarget = { account: "tg:default", chat: "42", rules: rateRulesFor("telegram", "42") };
+    const chat: PaceTarget = { account: "tg:default", chat: "42", rules: rateRulesFor(telegramPlugin.rates, "42") };
     const other: PaceTarget = { ...chat, chat: "43" };
     // A turn that had to wait would fail on an aborted signal: these go through at once.
     const now = AbortSignal.abort();
@@ -22,15 +24,15 @@ describe("Pacer", () => {
   });
 
   it("applies the group rule only to negative (group) chat ids", () => {
-    expect(rateRulesFor("telegram", "-100123").map((r) => r.name)).toEqual(["per-chat", "per-group", "per-bot"]);
-    expect(rateRulesFor("telegram", "123").map((r) => r.name)).toEqual(["per-chat", "per-bot"]);
-    expect(rateRulesFor("unknown-kind", "x")).toEqual([]);
+    expect(rateRulesFor(telegramPlugin.rates, "-100123").map((r) => r.name)).toEqual(["per-chat", "per-group", "per-bot"]);
+    expect(rateRulesFor(telegramPlugin.rates, "123").map((r) => r.name)).toEqual(["per-chat", "per-bot"]);
+    expect(rateRulesFor([], "x")).toEqual([]);
   });
 
   it("shares counts between pacers on one store (two replicas)", async () => {
     const shared = store();
     const [a, b] = [new Pacer(shared), new Pacer(shared)];
-    const target: PaceTarget = { account: "slack:default", chat: "C1", rules: rateRulesFor("slack", "C1") };
+    const target: PaceTarget = { account: "slack:default", chat: "C1", rules: rateRulesFor(slackPlugin.rates, "C1") };
     const started = Date.now();
     await a.turn(target, never);
     await b.turn(target, never);
@@ -50,7 +52,7 @@ describe("Pacer", () => {
 
   it("gives up when the send's deadline passes while waiting", async () => {
     const pacer = new Pacer(store());
-    const target: PaceTarget = { account: "tg:default", chat: "1", rules: rateRulesFor("telegram", "1") };
+    const target: PaceTarget = { account: "tg:default", chat: "1", rules: rateRulesFor(telegramPlugin.rates, "1") };
     await pacer.turn(target, never);
     await expect(pacer.turn(target, AbortSignal.timeout(100))).rejects.toBeInstanceOf(PaceAborted);
   });

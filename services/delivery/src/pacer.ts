@@ -1,6 +1,6 @@
+import type { RateRule } from "@gw/channels";
 import { sleep } from "@gw/runtime";
 import type { FastStore } from "@gw/store";
-import type { RateRule } from "./rate-rules.js";
 
 /** What one platform call is paced by: its rules and the keys its counts live under. */
 export interface PaceTarget {
@@ -29,7 +29,7 @@ function waitBefore(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Shared platform rate limits (rate-rules.ts) and cooldowns (a platform's 429 `retry_after`,
+ * Shared platform rate limits (each plugin's `rates`) and cooldowns (a platform's 429 `retry_after`,
  * Discord's exhausted route buckets), counted in the FastStore so every delivery replica
  * paces one bot together. `turn()` resolves when a call may go out now.
  *

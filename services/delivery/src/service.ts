@@ -7,7 +7,7 @@ import type { RunQueue, RunRegistry } from "@gw/runs";
 import { type DurableStore, type FastStore, RunOnce } from "@gw/store";
 import { ChannelDirectory } from "./channel-directory.js";
 import { ChannelStatusReporter } from "./channel-status.js";
-import type { HttpClientFactory, PluginTable } from "./channels/registry.js";
+import type { DeliveryPlugin, HttpClientFactory } from "./channels/registry.js";
 import { Dispatcher } from "./dispatcher.js";
 import { withMediaPolicy } from "./http-clients.js";
 import { type Inbound, startInbound } from "./inbound/inbound-service.js";
@@ -22,7 +22,7 @@ export interface DeliveryServiceDeps {
   subjects: Subjects;
   fastStore: FastStore;
   durable: DurableStore;
-  plugins: PluginTable;
+  plugins: readonly DeliveryPlugin[];
   /** Run dispatch and the run registry, for the agent's turns on inbound messages. */
   runs: { queue: RunQueue; registry: RunRegistry };
   /** Makes each account's HTTP client; the caller closes them after stop(). */

@@ -1,7 +1,8 @@
 import type { ChannelAdapter, ChannelReceiver, InboundMessage, ReceivedBatch } from "@gw/channels";
 import { parseConfig } from "@gw/config";
 import { ChannelDirectory } from "../src/channel-directory.js";
-import { type ChannelPlugin, pluginTable } from "../src/channels/registry.js";
+import type { DeliveryPlugin } from "../src/channels/registry.js";
+import { telegramPlugin } from "../src/channels/telegram/plugin.js";
 import type { InboundOrigin, InboundSink } from "../src/inbound/sink.js";
 
 /**
@@ -88,17 +89,17 @@ export function receiverDirectory(logs: Record<string, MessageLog | undefined>):
   const ids = Object.keys(logs);
   const channels = Object.fromEntries(ids.map((id, i) => [id, { kind: "telegram", botToken: `t0k${i}` }]));
   const config = parseConfig(JSON.stringify({ channels }), { env: {} });
-  const plugin: ChannelPlugin = {
-    kind: "telegram",
+  const plugin: DeliveryPlugin = {
+    ...telegramPlugin,
     create: ({ channelId }): ChannelAdapter => ({
-      limits: { textChunk: 100, polls: false },
+      limits: { textChunk: 100 },
       validateRecipient: (to) => to,
       send: () => Promise.reject(new Error("no sends in this test")),
-      status: () => Promise.resolve({ reachable: true }),
-      ...(logs[channelId] === undefined ? {} : { receiver: logs[channelId].receiver() }),
+      probe: () => Promise.resolve({ reachable: true }),
+      ...(logs[channelId] === undefined ? {} : { inbound: { receiver: logs[channelId].receiver() } }),
     }),
   };
-  return ChannelDirectory.build(config.channels, pluginTable([plugin]), () => {
+  return ChannelDirectory.build(config.channels, [plugin], () => {
     throw new Error("no HTTP in this test");
   });
 }

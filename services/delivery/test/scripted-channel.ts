@@ -1,15 +1,17 @@
-import { type ChannelAdapter, ChannelError, type OutboundMessage, type OutboundPoll, receiptOf } from "@gw/channels";
+import { type ChannelAdapter, ChannelError, type ChannelPolls, type OutboundMessage, type OutboundPoll, receiptOf } from "@gw/channels";
 import { parseConfig } from "@gw/config";
 import { createMemoryFastStore, type FastStore, RunOnce } from "@gw/store";
 import { ChannelDirectory } from "../src/channel-directory.js";
-import { type ChannelPlugin, pluginTable } from "../src/channels/registry.js";
+import type { DeliveryPlugin } from "../src/channels/registry.js";
+import { telegramPlugin } from "../src/channels/telegram/plugin.js";
 import { Dispatcher } from "../src/dispatcher.js";
 import { Pacer } from "../src/pacer.js";
 import { StatusBook } from "../src/status-book.js";
 
 /** A platform in memory: records calls, fails as scripted, validates digits-only recipients. */
 export class ScriptedAdapter implements ChannelAdapter {
-  readonly limits = { textChunk: 20, polls: true, mediaPerMessage: 2 };
+  readonly limits = { textChunk: 20, mediaPerMessage: 2 };
+  polls?: ChannelPolls = { send: (poll, signal) => this.call(poll, signal) };
   readonly sent: Array<OutboundMessage | OutboundPoll> = [];
   /** One step per call, in order; no step left: the call succeeds. */
   readonly script: Array<ChannelError | "hang" | "ok"> = [];
@@ -34,24 +36,21 @@ export class ScriptedAdapter implements ChannelAdapter {
     return this.call(msg, signal);
   }
 
-  sendPoll(poll: OutboundPoll, signal: AbortSignal) {
-    return this.call(poll, signal);
-  }
-
-  async status() {
+  async probe() {
     return { reachable: true };
   }
 }
 
 export function setup(opts: { store?: FastStore; polls?: boolean; sendTimeoutMs?: number; pacing?: "platform" | "off" } = {}) {
   const adapter = new ScriptedAdapter();
-  if (opts.polls === false) Object.assign(adapter.limits, { polls: false });
-  const plugin: ChannelPlugin = { kind: "telegram", create: () => adapter };
+  if (opts.polls === false) delete adapter.polls;
+  // Telegram's settings and rate rules, this adapter.
+  const plugin: DeliveryPlugin = { ...telegramPlugin, create: () => adapter };
   const config = parseConfig(
     `{ channels: { default: "tg", tg: { kind: "telegram", botToken: "t0k" }, other: { kind: "telegram", botToken: "t1k" } } }`,
     { env: {} },
   );
-  const directory = ChannelDirectory.build(config.channels, pluginTable([plugin]), () => {
+  const directory = ChannelDirectory.build(config.channels, [plugin], () => {
     throw new Error("no HTTP in this test");
   });
   const store = opts.store ?? createMemoryFastStore();

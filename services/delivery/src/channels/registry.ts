@@ -1,4 +1,4 @@
-import type { ChannelAdapter, ChannelKind, ChannelPluginConfig, ChannelSettings } from "@gw/channels";
+import type { ChannelPlugin, CommonChannelSettings, PluginAccount } from "@gw/channels";
 import type { HttpClient, HttpClientOptions } from "@gw/http-client";
 
 /**
@@ -21,35 +21,16 @@ export interface MediaLimits {
 /** The `delivery.media` defaults, for directories built without a config (tests). */
 export const DEFAULT_MEDIA_LIMITS: Readonly<MediaLimits> = Object.freeze({ maxBytes: 26_214_400, timeoutMs: 20_000 });
 
-/** What a plugin gets to build one account's adapter. */
-export interface PluginContext<K extends ChannelKind = ChannelKind> extends ChannelPluginConfig<ChannelSettings<K>, HttpClientFactory> {
+/** What delivery hands every plugin besides the account's settings. */
+export interface DeliveryHost {
+  /** The outbound HTTP client factory (libs/http-client). */
+  http: HttpClientFactory;
   /** `delivery.media`; absent (a plugin's own tests): DEFAULT_MEDIA_LIMITS. */
   media?: MediaLimits;
 }
 
-/**
- * A platform plugin: its kind (the `kind` of `channels.<id>`) and how to make one account's
- * adapter from that account's settings, already validated by the kind's schema
- * (`CHANNEL_SETTINGS_SCHEMAS` in @gw/channels).
- */
-export interface ChannelPlugin<K extends ChannelKind = ChannelKind> {
-  readonly kind: K;
-  create(config: PluginContext<K>): ChannelAdapter;
-}
+/** What a plugin's `create` gets to build one account's adapter. */
+export type PluginContext<Settings = CommonChannelSettings> = PluginAccount<Settings, DeliveryHost>;
 
-export function definePlugin<K extends ChannelKind>(plugin: ChannelPlugin<K>): ChannelPlugin<K> {
-  return plugin;
-}
-
-/** kind -> plugin. The composition root passes the real table; tests pass their own. */
-export type PluginTable = ReadonlyMap<string, ChannelPlugin>;
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the table holds plugins of every kind
-export function pluginTable(plugins: ReadonlyArray<ChannelPlugin<any>>): PluginTable {
-  const table = new Map<string, ChannelPlugin>();
-  for (const plugin of plugins) {
-    if (table.has(plugin.kind)) throw new Error(`two channel plugins for kind ${plugin.kind}`);
-    table.set(plugin.kind, plugin as ChannelPlugin);
-  }
-  return table;
-}
+/** A platform plugin as delivery runs it (`definePlugin` in @gw/channels, in the plugin's folder). */
+export type DeliveryPlugin = ChannelPlugin<DeliveryHost>;

@@ -40,7 +40,7 @@ export async function startReceivers(deps: ReceiversDeps): Promise<Receivers> {
   const accounts: string[] = [];
   for (const entry of deps.directory.list()) {
     for (const account of entry.accounts) {
-      const receiver = account.adapter.receiver;
+      const receiver = account.adapter.inbound?.receiver;
       if (receiver === undefined) continue;
       const origin = { channelId: account.channelId, accountId: account.accountId };
       const contender = new AccountReceiver({

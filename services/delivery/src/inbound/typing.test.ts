@@ -8,11 +8,13 @@ const logger = createLogger({ service: "test", level: "silent" });
 function recorder(opts: { hides: boolean; fails?: boolean }) {
   const calls: string[] = [];
   const adapter = {
-    typing: async (chat: string, threadId: string | undefined) => {
-      calls.push(`show ${chat} ${threadId ?? "-"}`);
-      if (opts.fails) throw new Error("platform down");
+    typing: {
+      show: async (chat: string, threadId: string | undefined) => {
+        calls.push(`show ${chat} ${threadId ?? "-"}`);
+        if (opts.fails) throw new Error("platform down");
+      },
+      ...(opts.hides ? { hide: async (chat: string) => void calls.push(`hide ${chat}`) } : {}),
     },
-    ...(opts.hides ? { stopTyping: async (chat: string) => void calls.push(`hide ${chat}`) } : {}),
   } as unknown as ChannelAdapter;
   return { adapter, calls };
 }

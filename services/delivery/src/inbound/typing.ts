@@ -8,11 +8,11 @@ const CALL_TIMEOUT_MS = 5_000;
 /**
  * Shows "typing…" in a chat while the agent works, where the platform has it (`adapter.typing`),
  * renewed until the returned stop is called, which hides it where the platform can
- * (`adapter.stopTyping`); elsewhere the answer clears it, or it fades within seconds. Best
- * effort: a failed call is logged at debug level and never fails the turn.
+ * (`typing.hide`); elsewhere the answer clears it, or it fades within seconds. Best effort: a
+ * failed call is logged at debug level and never fails the turn.
  */
 export function startTyping(adapter: ChannelAdapter, chat: string, threadId: string | undefined, logger: Logger, replyingTo?: string): () => void {
-  const typing = adapter.typing?.bind(adapter);
+  const typing = adapter.typing;
   if (typing === undefined) return () => undefined;
   let stopped = false;
   const call = (what: string, fn: (chat: string, threadId: string | undefined, signal: AbortSignal, replyingTo?: string) => Promise<void>): void => {
@@ -21,15 +21,15 @@ export function startTyping(adapter: ChannelAdapter, chat: string, threadId: str
     );
   };
   const show = () => {
-    if (!stopped) call("typing indicator", typing);
+    if (!stopped) call("typing indicator", (c, t, signal, replyingTo) => typing.show(c, t, signal, replyingTo));
   };
   show();
-  const timer = setInterval(show, adapter.typingRenewMs ?? RENEW_EVERY_MS);
+  const timer = setInterval(show, typing.renewMs ?? RENEW_EVERY_MS);
   timer.unref();
   return () => {
     stopped = true;
     clearInterval(timer);
-    const hide = adapter.stopTyping?.bind(adapter);
-    if (hide !== undefined) call("hiding the typing indicator", hide);
+    const hide = typing.hide?.bind(typing);
+    if (hide !== undefined) call("hiding the typing indicator", (c, t, signal) => hide(c, t, signal));
   };
 }

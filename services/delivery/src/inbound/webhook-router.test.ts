@@ -6,7 +6,8 @@ import { createMemoryFastStore } from "@gw/store";
 import { describe, expect, it } from "vitest";
 import { inboundMessage } from "../../test/inbound-fixtures.js";
 import { ChannelDirectory } from "../channel-directory.js";
-import { type ChannelPlugin, pluginTable } from "../channels/registry.js";
+import { slackPlugin } from "../channels/slack/plugin.js";
+import { telegramPlugin } from "../channels/telegram/plugin.js";
 import { StatusBook } from "../status-book.js";
 import type { InboundOrigin, InboundSink } from "./sink.js";
 import { WebhookRouter } from "./webhook-router.js";
@@ -27,19 +28,20 @@ function endpoint(secret: string): InboundEndpoint {
 function adapter(settings: Record<string, unknown>): ChannelAdapter {
   const secret = settings.signingSecret ?? settings.webhookSecret;
   return {
-    limits: { textChunk: 100, polls: false },
+    limits: { textChunk: 100 },
     validateRecipient: (to) => to,
     send: async () => ({ messageId: "1", messageIds: ["1"] }),
-    status: async () => ({ reachable: true }),
-    ...(typeof secret === "string" ? { inbound: endpoint(secret) } : {}),
+    probe: async () => ({ reachable: true }),
+    ...(typeof secret === "string" ? { inbound: { webhook: endpoint(secret) } } : {}),
   };
 }
 
 function setup(sink: InboundSink) {
-  const plugins = pluginTable([
-    { kind: "telegram", create: ({ settings }) => adapter(settings) } as ChannelPlugin<"telegram">,
-    { kind: "slack", create: ({ settings }) => adapter(settings) } as ChannelPlugin<"slack">,
-  ]);
+  // The real plugins' settings and webhook routes, with adapters that answer as scripted here.
+  const plugins = [
+    { ...telegramPlugin, create: ({ settings }: { settings: object }) => adapter(settings as Record<string, unknown>) },
+    { ...slackPlugin, create: ({ settings }: { settings: object }) => adapter(settings as Record<string, unknown>) },
+  ];
   const config = parseConfig(
     `{ channels: {
         tg: { kind: "telegram", botToken: "t", webhookSecret: "tg-secret" },

@@ -18,8 +18,9 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
 /**
  * `inbound.handle` (DESIGN §9): a platform's webhook request, forwarded raw by the edge, goes
  * to the account its route names (`/api/channels/<id>/webhook`: the channel's default account,
- * `/api/channels/<id>/<accountId>/webhook`: that one); Slack's `/api/chatapp/events` goes to the
- * Slack account whose signing secret verifies it. The account's plugin verifies and parses the
+ * `/api/channels/<id>/<accountId>/webhook`: that one); a request on the app-wide route, which
+ * names no channel (Slack's `/api/chatapp/events`), goes to the first account of a plugin with
+ * `sharedWebhookRoute` whose secret verifies it. The account's plugin verifies and parses the
  * request; what it carries is stored durably (the sink) before the plugin's reply goes back, so
  * a 2xx means stored. A store that cannot take it answers 503 and the platform sends the event
  * again. Every failure is the account's own: it is recorded in its channels.status and nothing
@@ -44,7 +45,7 @@ export class WebhookRouter {
     for (const account of candidates) {
       const result = await this.verify(account, raw);
       last = { account, result };
-      // Slack's shared route: a signature this account cannot verify may be another account's.
+      // The shared route: a signature this account cannot verify may be another account's.
       if (result.reply.status !== 401) break;
       refusedBy.push(account);
     }
@@ -73,18 +74,20 @@ export class WebhookRouter {
   /** The accounts that may own the request, or the reply when none can. */
   private candidates(req: InboundRequest): ChannelAccount[] | PluginReply {
     if (req.channelId === "") {
-      const slack = this.deps.directory
+      const shared = this.deps.directory.plugins.filter((plugin) => plugin.sharedWebhookRoute === true);
+      const accounts = this.deps.directory
         .list()
-        .filter((entry) => entry.kind === "slack")
+        .filter((entry) => shared.includes(entry.plugin))
         .flatMap((entry) => entry.accounts)
-        .filter((account) => account.adapter.inbound !== undefined);
-      return slack.length > 0 ? slack : jsonReply(404, { ok: false, error: "no Slack channel takes events here" });
+        .filter((account) => account.adapter.inbound?.webhook !== undefined);
+      const names = shared.map((plugin) => `${plugin.title} `).join("or ");
+      return accounts.length > 0 ? accounts : jsonReply(404, { ok: false, error: `no ${names}channel takes events here` });
     }
     const entry = this.deps.directory.channel(req.channelId);
     if (entry === undefined) return jsonReply(404, { ok: false, error: `channel "${req.channelId}" is not configured` });
     const account = this.deps.directory.account(req.channelId, req.accountId);
     if (account === undefined) return jsonReply(404, { ok: false, error: `channel "${req.channelId}" has no account "${req.accountId}"` });
-    if (account.adapter.inbound === undefined) {
+    if (account.adapter.inbound?.webhook === undefined) {
       return jsonReply(404, { ok: false, error: `channel "${req.channelId}" (${entry.kind}) takes no webhooks with its settings` });
     }
     return [account];
@@ -92,7 +95,7 @@ export class WebhookRouter {
 
   /** The plugin's verdict; a plugin that throws (a bug) is this account's 500, not the service's. */
   private async verify(account: ChannelAccount, raw: RawInbound): Promise<InboundResult> {
-    const endpoint = account.adapter.inbound;
+    const endpoint = account.adapter.inbound?.webhook;
     if (endpoint === undefined) return { reply: jsonReply(404, { ok: false, error: "this account takes no webhooks" }), messages: [] };
     try {
       return await endpoint.handle(raw);

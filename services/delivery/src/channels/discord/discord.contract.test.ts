@@ -1,8 +1,8 @@
-import { DiscordSettingsSchema } from "@gw/channels";
 import { describeChannelContract } from "@gw/channels/contract";
 import { DEFAULT_DISCORD_BOTS, DEFAULT_DISCORD_CHANNELS, DEFAULT_MEDIA_FILES, startFakeDiscord, startFakeMediaServer } from "@gw/testing";
 import { HttpClients } from "../../http-clients.js";
 import { discordPlugin } from "./plugin.js";
+import { DiscordSettingsSchema } from "./settings.js";
 
 describeChannelContract("discord", async () => {
   const fake = await startFakeDiscord();

@@ -1,4 +1,4 @@
-import { type ChannelAdapter, ChannelError, DiscordSettingsSchema, type OutboundMessage, type OutboundPoll } from "@gw/channels";
+import { type ChannelAdapter, ChannelError, type OutboundMessage, type OutboundPoll, statusOf } from "@gw/channels";
 import type { SsrfPolicy } from "@gw/http-client";
 import {
   DEFAULT_DISCORD_BOTS,
@@ -19,6 +19,7 @@ import { bucketCooldownMs, discordErrorMessage } from "./api.js";
 import { attachmentName } from "./attachments.js";
 import { discordNonce, discordPlugin } from "./plugin.js";
 import { parseDiscordRecipient } from "./recipient.js";
+import { DiscordSettingsSchema } from "./settings.js";
 
 const [bot] = DEFAULT_DISCORD_BOTS;
 const [general, thread] = DEFAULT_DISCORD_CHANNELS;
@@ -219,7 +220,7 @@ describe("discord sends", () => {
 
 describe("discord polls", () => {
   it("sends a native poll open for 24 hours", async () => {
-    await adapter().sendPoll!(poll({ allowMultipleAnswers: true }), signal());
+    await adapter().polls!.send(poll({ allowMultipleAnswers: true }), signal());
     expect(fake.requests[0]!.body).toMatchObject({
       poll: { question: { text: "Lunch?" }, answers: [{ poll_media: { text: "yes" } }, { poll_media: { text: "no" } }], allow_multiselect: true, duration: 24 },
       enforce_nonce: true,
@@ -228,21 +229,21 @@ describe("discord polls", () => {
 
   it("refuses anonymous polls and polls past Discord's limits without a call", async () => {
     const a = adapter();
-    expect(await failure(a.sendPoll!(poll({ anonymous: true }), signal()))).toMatchObject({ kind: "unsupported" });
-    const many = await failure(a.sendPoll!(poll({ options: Array.from({ length: 11 }, (_, i) => `o${i}`) }), signal()));
+    expect(await failure(a.polls!.send(poll({ anonymous: true }), signal()))).toMatchObject({ kind: "unsupported" });
+    const many = await failure(a.polls!.send(poll({ options: Array.from({ length: 11 }, (_, i) => `o${i}`) }), signal()));
     expect(many).toMatchObject({ kind: "rejected", message: "a Discord poll has 1-10 answers, not 11" });
-    expect(await failure(a.sendPoll!(poll({ options: ["x".repeat(56)] }), signal()))).toMatchObject({ kind: "rejected" });
-    expect(await failure(a.sendPoll!(poll({ question: "q".repeat(301) }), signal()))).toMatchObject({ kind: "rejected" });
+    expect(await failure(a.polls!.send(poll({ options: ["x".repeat(56)] }), signal()))).toMatchObject({ kind: "rejected" });
+    expect(await failure(a.polls!.send(poll({ question: "q".repeat(301) }), signal()))).toMatchObject({ kind: "rejected" });
     expect(fake.requests).toHaveLength(0);
   });
 });
 
 describe("discord status", () => {
   it("names the bot, and reports a bad token as unreachable with Discord's reason", async () => {
-    expect(await adapter().status(signal())).toEqual({ reachable: true, identity: bot!.username });
+    expect(await statusOf(adapter(), signal())).toEqual({ reachable: true, identity: bot!.username });
     const settings = DiscordSettingsSchema.parse({ botToken: "wrong-token", apiBaseUrl: fake.baseUrl });
     const wrong = discordPlugin.create({ channelId: "discord", accountId: "x", settings, http: clients.factory });
-    expect(await wrong.status(signal())).toEqual({ reachable: false, error: "discord answered HTTP 401: 401: Unauthorized" });
+    expect(await statusOf(wrong, signal())).toEqual({ reachable: false, error: "discord answered HTTP 401: 401: Unauthorized" });
   });
 });
 
@@ -251,6 +252,6 @@ describe("discord plugin registration", () => {
     const config = parseConfig(`{ channels: { default: "dc", dc: { kind: "discord", botToken: "t0k", apiBaseUrl: "${fake.baseUrl}" } } }`, { env: {} });
     const [entry] = ChannelDirectory.build(config.channels, CHANNEL_PLUGINS, clients.factory).list();
     expect(entry!.kind).toBe("discord");
-    expect(entry!.accounts[0]!.adapter.limits).toEqual({ textChunk: 2000, polls: true, mediaPerMessage: 10 });
+    expect(entry!.accounts[0]!.adapter.limits).toEqual({ textChunk: 2000, mediaPerMessage: 10 });
   });
 });

@@ -8,19 +8,23 @@ import {
   type ChannelAdapter,
   ChannelError,
   type ChannelProbe,
+  type ChannelInbound,
+  type ChannelPolls,
   type ChannelReceiver,
+  type ChannelTyping,
+  definePlugin,
   type DeliveryReceipt,
   type OutboundMessage,
   type OutboundPoll,
   receiptOf,
 } from "@gw/channels";
 import type { HttpClient } from "@gw/http-client";
-import { isAbort } from "../http-channel-error.js";
-import { definePlugin } from "../registry.js";
+import type { PluginContext } from "../registry.js";
 import { type CreateMessageBody, DISCORD_CODES, DISCORD_USER_AGENT, DiscordApi, readDiscordError, type UploadFile } from "./api.js";
 import { downloadAttachments } from "./attachments.js";
 import { DiscordGatewayReceiver } from "./gateway/receiver.js";
 import { type DiscordRecipient, formatDiscordRecipient, parseDiscordRecipient } from "./recipient.js";
+import { type DiscordSettings, DiscordSettingsSchema } from "./settings.js";
 
 export const DISCORD_TEXT_LIMIT = 2000;
 /** Discord takes at most 10 attachments in one message. */
@@ -60,15 +64,20 @@ export function discordPollOf(poll: OutboundPoll): CreateMessageBody["poll"] {
 type MessageContent = Pick<CreateMessageBody, "content" | "poll">;
 
 export class DiscordAdapter implements ChannelAdapter {
-  readonly limits = { textChunk: DISCORD_TEXT_LIMIT, polls: true, mediaPerMessage: DISCORD_FILES_PER_MESSAGE };
+  readonly limits = { textChunk: DISCORD_TEXT_LIMIT, mediaPerMessage: DISCORD_FILES_PER_MESSAGE };
+  readonly polls: ChannelPolls = { send: (poll, signal) => this.sendPoll(poll, signal) };
+  readonly typing: ChannelTyping = { show: (chat, threadId, signal) => this.showTyping(chat, threadId, signal) };
+  readonly inbound?: ChannelInbound;
   private readonly dms = new Map<string, string>();
 
   constructor(
     private readonly api: DiscordApi,
     private readonly media: HttpClient,
     /** The Gateway connection, unless the account's `inbound` is "off". */
-    readonly receiver?: ChannelReceiver,
-  ) {}
+    receiver?: ChannelReceiver,
+  ) {
+    if (receiver !== undefined) this.inbound = { receiver };
+  }
 
   validateRecipient(to: string): string {
     return formatDiscordRecipient(parseDiscordRecipient(to));
@@ -80,28 +89,23 @@ export class DiscordAdapter implements ChannelAdapter {
     return this.post(recipient, msg, { ...(msg.text === undefined || msg.text === "" ? {} : { content: msg.text }) }, files, signal);
   }
 
-  async sendPoll(poll: OutboundPoll, signal: AbortSignal): Promise<DeliveryReceipt> {
+  private async sendPoll(poll: OutboundPoll, signal: AbortSignal): Promise<DeliveryReceipt> {
     const recipient = parseDiscordRecipient(poll.to);
     if (poll.anonymous) throw new ChannelError("unsupported", "Discord polls always show who voted; an anonymous poll cannot be sent");
     return this.post(recipient, poll, { poll: discordPollOf(poll) }, [], signal);
   }
 
   /** In the thread, the channel, or the user's DM (opened once, then cached). */
-  async typing(chat: string, threadId: string | undefined, signal: AbortSignal): Promise<void> {
+  private async showTyping(chat: string, threadId: string | undefined, signal: AbortSignal): Promise<void> {
     const recipient = parseDiscordRecipient(chat);
     const channelId = recipient.kind === "user" ? await this.dmChannel(recipient, signal) : (threadId ?? recipient.id);
     await this.api.typing(channelId, signal);
   }
 
-  async status(signal: AbortSignal): Promise<ChannelProbe> {
-    try {
-      const me = await this.api.me(signal);
-      const tag = me.discriminator !== undefined && me.discriminator !== "0" ? `#${me.discriminator}` : "";
-      return { reachable: true, identity: `${me.username}${tag}` };
-    } catch (err) {
-      if (isAbort(err)) throw err;
-      return { reachable: false, error: err instanceof Error ? err.message : String(err) };
-    }
+  async probe(signal: AbortSignal): Promise<ChannelProbe> {
+    const me = await this.api.me(signal);
+    const tag = me.discriminator !== undefined && me.discriminator !== "0" ? `#${me.discriminator}` : "";
+    return { reachable: true, identity: `${me.username}${tag}` };
   }
 
   /**
@@ -157,9 +161,16 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 }
 
+/**
+ * Discord allows a bot 50 requests a second (global); the per-route buckets come from the
+ * X-RateLimit-* headers of each answer, which the adapter reports as cooldowns.
+ */
 export const discordPlugin = definePlugin({
   kind: "discord",
-  create: ({ settings, http }) => {
+  title: "Discord",
+  settings: DiscordSettingsSchema,
+  rates: [{ name: "global", scope: "account", max: 50, windowMs: 1_000 }],
+  create: ({ settings, http }: PluginContext<DiscordSettings>) => {
     const api = new DiscordApi(
       http({
         name: "discord",

@@ -1,4 +1,4 @@
-import { type ChannelAdapter, ChannelError, IMessageSettingsSchema, type OutboundMessage } from "@gw/channels";
+import { type ChannelAdapter, ChannelError, type OutboundMessage, statusOf } from "@gw/channels";
 import { createHttpClient, type HttpClient } from "@gw/http-client";
 import {
   DEFAULT_MEDIA_FILES,
@@ -11,6 +11,7 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_MEDIA_LIMITS } from "../registry.js";
 import { imessagePlugin, tempGuidFor } from "./plugin.js";
+import { IMessageSettingsSchema } from "./settings.js";
 
 const SERVERS = [
   { password: "pw-with-helper", name: "mac-one" },
@@ -92,7 +93,7 @@ describe("imessage sends", () => {
   it("puts the password on every call as ?password=", async () => {
     const a = adapter();
     await a.send(message({ mediaUrls: [media.url("photo.png")] }), signal());
-    await a.status(signal());
+    await statusOf(a, signal());
     expect(fake.requests.map((r) => [r.path, r.query.password])).toEqual([
       ["/api/v1/message/text", SERVERS[0]!.password],
       ["/api/v1/message/attachment", SERVERS[0]!.password],
@@ -178,13 +179,13 @@ describe("imessage sends", () => {
 
 describe("imessage status", () => {
   it("names the Apple ID the server detected", async () => {
-    expect(await adapter().status(signal())).toEqual({ reachable: true, identity: "mac-one@icloud.com" });
+    expect(await statusOf(adapter(), signal())).toEqual({ reachable: true, identity: "mac-one@icloud.com" });
   });
 
   it("is not reachable with a wrong password, or without the helper privateApi needs", async () => {
-    const wrong = await adapter({ password: "wrong-password" }).status(signal());
+    const wrong = await statusOf(adapter({ password: "wrong-password" }), signal());
     expect(wrong).toEqual({ reachable: false, error: "bluebubbles answered HTTP 401: Authentication Error: Unauthorized" });
-    const helperless = await adapter({ password: SERVERS[1]!.password, privateApi: true }).status(signal());
+    const helperless = await statusOf(adapter({ password: SERVERS[1]!.password, privateApi: true }), signal());
     expect(helperless).toMatchObject({ reachable: false, identity: "mac-two@icloud.com", error: expect.stringMatching(/Private API is off/) });
   });
 });

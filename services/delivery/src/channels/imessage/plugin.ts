@@ -10,20 +10,22 @@ import { createHash } from "node:crypto";
 import {
   type ChannelAdapter,
   ChannelError,
+  type ChannelInbound,
   type ChannelProbe,
+  definePlugin,
   type DeliveryReceipt,
-  type IMessageSettings,
-  type InboundEndpoint,
   type OutboundMessage,
+  PER_CHAT_PER_SECOND,
   receiptOf,
 } from "@gw/channels";
 import type { HttpClient } from "@gw/http-client";
 import { fetchMedia, type MediaFile } from "../bridge/bridge-media.js";
 import { bridgeEndpoint } from "../bridge/bridge-url.js";
-import { DEFAULT_MEDIA_LIMITS, definePlugin, type HttpClientFactory, type MediaLimits } from "../registry.js";
+import { DEFAULT_MEDIA_LIMITS, type HttpClientFactory, type MediaLimits, type PluginContext } from "../registry.js";
 import { BlueBubblesApi, blueBubblesErrorBody, type SendMethod } from "./api.js";
 import { imessageChatGuid } from "./imessage-address.js";
 import { BlueBubblesWebhook } from "./inbound.js";
+import { type IMessageSettings, IMessageSettingsSchema } from "./settings.js";
 
 /**
  * iMessage documents no text limit; BlueBubbles passes text to Messages as it is. 4000 code
@@ -38,9 +40,16 @@ const MEDIA_PER_MESSAGE = 1;
 /** Sending through Messages.app takes seconds; delivery's deadline rules. */
 const CALL_TIMEOUT_MS = 60_000;
 
+/**
+ * BlueBubbles publishes no limits: it runs on the user's own Mac, so a gentle 5 a second per
+ * account and 1 a second per chat.
+ */
 export const imessagePlugin = definePlugin({
   kind: "imessage",
-  create: ({ settings, http, media }) => new IMessageAdapter(settings, http, media ?? DEFAULT_MEDIA_LIMITS),
+  title: "iMessage",
+  settings: IMessageSettingsSchema,
+  rates: [PER_CHAT_PER_SECOND, { name: "per-account", scope: "account", max: 5, windowMs: 1_000 }],
+  create: ({ settings, http, media }: PluginContext<IMessageSettings>) => new IMessageAdapter(settings, http, media ?? DEFAULT_MEDIA_LIMITS),
 });
 
 /** The tempGuid of the `n`th message of one part: stable across retries, distinct between parts. */
@@ -49,9 +58,9 @@ export function tempGuidFor(idempotencyKey: string, n: number): string {
 }
 
 class IMessageAdapter implements ChannelAdapter {
-  readonly limits = { textChunk: TEXT_CHUNK, polls: false, mediaPerMessage: MEDIA_PER_MESSAGE };
+  readonly limits = { textChunk: TEXT_CHUNK, mediaPerMessage: MEDIA_PER_MESSAGE };
   /** The server's webhooks, authenticated by its password in the URL's query. */
-  readonly inbound: InboundEndpoint;
+  readonly inbound: ChannelInbound;
   private readonly client: HttpClient;
   private readonly api: BlueBubblesApi;
 
@@ -70,7 +79,7 @@ class IMessageAdapter implements ChannelAdapter {
       errorBody: blueBubblesErrorBody,
     });
     this.api = new BlueBubblesApi(this.client, settings.password);
-    this.inbound = new BlueBubblesWebhook(settings.password);
+    this.inbound = { webhook: new BlueBubblesWebhook(settings.password) };
   }
 
   validateRecipient(to: string): string {
@@ -97,21 +106,17 @@ class IMessageAdapter implements ChannelAdapter {
   }
 
   /** The server answers with the password, and the Private API is there when the account needs it. */
-  async status(signal: AbortSignal): Promise<ChannelProbe> {
-    try {
-      const info = await this.api.serverInfo(signal);
-      const identity = info.detected_imessage || info.detected_icloud || info.computer_id || undefined;
-      const probe = identity === undefined ? {} : { identity };
-      if (this.settings.privateApi && !info.private_api) {
-        return { ...probe, reachable: false, error: "privateApi is set, but the Private API is off on this BlueBubbles server" };
-      }
-      if (this.settings.privateApi && !info.helper_connected) {
-        return { ...probe, reachable: false, error: "the BlueBubbles Private API helper is not connected" };
-      }
-      return { ...probe, reachable: true };
-    } catch (err) {
-      return { reachable: false, error: err instanceof Error ? err.message : String(err) };
+  async probe(signal: AbortSignal): Promise<ChannelProbe> {
+    const info = await this.api.serverInfo(signal);
+    const identity = info.detected_imessage || info.detected_icloud || info.computer_id || undefined;
+    const probe = identity === undefined ? {} : { identity };
+    if (this.settings.privateApi && !info.private_api) {
+      return { ...probe, reachable: false, error: "privateApi is set, but the Private API is off on this BlueBubbles server" };
     }
+    if (this.settings.privateApi && !info.helper_connected) {
+      return { ...probe, reachable: false, error: "the BlueBubbles Private API helper is not connected" };
+    }
+    return { ...probe, reachable: true };
   }
 }
 

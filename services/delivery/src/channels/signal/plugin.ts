@@ -7,21 +7,25 @@
 import {
   type ChannelAdapter,
   ChannelError,
+  type ChannelInbound,
+  type ChannelPolls,
   type ChannelProbe,
-  type ChannelReceiver,
+  type ChannelTyping,
+  definePlugin,
   type DeliveryReceipt,
   type OutboundMessage,
   type OutboundPoll,
+  PER_CHAT_PER_SECOND,
   receiptOf,
-  type SignalSettings,
 } from "@gw/channels";
 import type { HttpClient } from "@gw/http-client";
 import { bridgeEndpoint } from "../bridge/bridge-url.js";
 import { fetchMedia } from "../bridge/bridge-media.js";
-import { DEFAULT_MEDIA_LIMITS, definePlugin, type HttpClientFactory, type MediaLimits } from "../registry.js";
+import { DEFAULT_MEDIA_LIMITS, type HttpClientFactory, type MediaLimits, type PluginContext } from "../registry.js";
 import { type SendBody, SignalApi } from "./api.js";
 import { SignalReceiver } from "./receiver.js";
 import { isSignalGroup, signalQuote, signalRecipient } from "./signal-address.js";
+import { type SignalSettings, SignalSettingsSchema } from "./settings.js";
 
 /**
  * Signal clients show a message body of up to 2 KiB of UTF-8 inline; signal-cli (0.11.5+) sends
@@ -38,17 +42,34 @@ const MEDIA_PER_MESSAGE = 10;
 /** The bridge may take its time (signal-cli uploads attachments first); delivery's deadline rules. */
 const CALL_TIMEOUT_MS = 60_000;
 
+/**
+ * signal-cli-rest-api publishes no limits: it runs on the user's own machine, so a gentle 5 a
+ * second per account and 1 a second per chat (Signal's servers answer bursts to one recipient
+ * with a 413).
+ */
 export const signalPlugin = definePlugin({
   kind: "signal",
-  create: ({ settings, http, media }) => new SignalAdapter(settings, http, media ?? DEFAULT_MEDIA_LIMITS),
+  title: "Signal",
+  settings: SignalSettingsSchema,
+  rates: [PER_CHAT_PER_SECOND, { name: "per-account", scope: "account", max: 5, windowMs: 1_000 }],
+  create: ({ settings, http, media }: PluginContext<SignalSettings>) => new SignalAdapter(settings, http, media ?? DEFAULT_MEDIA_LIMITS),
 });
 
 class SignalAdapter implements ChannelAdapter {
-  readonly limits = { textChunk: TEXT_CHUNK, polls: true, mediaPerMessage: MEDIA_PER_MESSAGE };
+  readonly limits = { textChunk: TEXT_CHUNK, mediaPerMessage: MEDIA_PER_MESSAGE };
   private readonly client: HttpClient;
   private readonly api: SignalApi;
   /** The bridge's receive endpoint, unless the account's `inbound` is "off". */
-  readonly receiver?: ChannelReceiver;
+  readonly inbound?: ChannelInbound;
+  readonly polls: ChannelPolls = { send: (poll, signal) => this.sendPoll(poll, signal) };
+  /**
+   * Signal's typing indicator shows until the next message or about 15 s pass; it is hidden at
+   * once, so a turn that ends without an answer (or with one) leaves no indicator behind.
+   */
+  readonly typing: ChannelTyping = {
+    show: (chat, _threadId, signal) => this.api.typing(this.settings.number, signalRecipient(chat), true, signal),
+    hide: (chat, _threadId, signal) => this.api.typing(this.settings.number, signalRecipient(chat), false, signal),
+  };
 
   constructor(
     private readonly settings: SignalSettings,
@@ -64,17 +85,7 @@ class SignalAdapter implements ChannelAdapter {
       timeoutMs: CALL_TIMEOUT_MS,
     });
     this.api = new SignalApi(this.client);
-    if (settings.inbound === "receive") this.receiver = new SignalReceiver(this.api, settings.number);
-  }
-
-  /** Signal's typing indicator shows until the next message or about 15 s pass. */
-  async typing(chat: string, _threadId: string | undefined, signal: AbortSignal): Promise<void> {
-    await this.api.typing(this.settings.number, signalRecipient(chat), true, signal);
-  }
-
-  /** Hidden at once: a turn that ends without an answer (or with one) leaves no indicator behind. */
-  async stopTyping(chat: string, _threadId: string | undefined, signal: AbortSignal): Promise<void> {
-    await this.api.typing(this.settings.number, signalRecipient(chat), false, signal);
+    if (settings.inbound === "receive") this.inbound = { receiver: new SignalReceiver(this.api, settings.number) };
   }
 
   validateRecipient(to: string): string {
@@ -101,7 +112,7 @@ class SignalAdapter implements ChannelAdapter {
     return receiptOf([await this.api.send(body, !isSignalGroup(to), signal)]);
   }
 
-  async sendPoll(poll: OutboundPoll, signal: AbortSignal): Promise<DeliveryReceipt> {
+  private async sendPoll(poll: OutboundPoll, signal: AbortSignal): Promise<DeliveryReceipt> {
     const to = signalRecipient(poll.to);
     if (poll.anonymous) throw new ChannelError("unsupported", "Signal polls always show who voted, so an anonymous poll cannot be sent");
     if (poll.threadId !== undefined) throw new ChannelError("unsupported", "a Signal poll cannot quote a message (threadId)");
@@ -110,15 +121,11 @@ class SignalAdapter implements ChannelAdapter {
   }
 
   /** The bridge answers /v1/about, and the configured number is one of its accounts. */
-  async status(signal: AbortSignal): Promise<ChannelProbe> {
+  async probe(signal: AbortSignal): Promise<ChannelProbe> {
     const identity = this.settings.number;
-    try {
-      await this.api.about(signal);
-      const accounts = await this.api.accounts(signal);
-      if (!accounts.includes(identity)) return { reachable: false, identity, error: `${identity} is not an account of this signal-cli-rest-api` };
-      return { reachable: true, identity };
-    } catch (err) {
-      return { reachable: false, identity, error: err instanceof Error ? err.message : String(err) };
-    }
+    await this.api.about(signal);
+    const accounts = await this.api.accounts(signal);
+    if (!accounts.includes(identity)) return { reachable: false, identity, error: `${identity} is not an account of this signal-cli-rest-api` };
+    return { reachable: true, identity };
   }
 }

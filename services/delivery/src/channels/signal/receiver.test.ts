@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { type ChannelAdapter, ChannelError, type ReceivedBatch, SignalSettingsSchema } from "@gw/channels";
+import { type ChannelAdapter, ChannelError, type ReceivedBatch } from "@gw/channels";
 import { type FakeSignal, startFakeSignal } from "@gw/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TestHttp, testHttp } from "../contract-helpers.js";
 import { signalPlugin } from "./plugin.js";
+import { SignalSettingsSchema } from "./settings.js";
 
 const NUMBER = "+15550001111";
 const PERSON = "+15557654321";
@@ -30,7 +31,7 @@ describe("signal receiver", () => {
 
   async function firstBatch(a: ChannelAdapter): Promise<ReceivedBatch> {
     const controller = new AbortController();
-    for await (const batch of a.receiver!.receive(undefined, controller.signal)) {
+    for await (const batch of a.inbound!.receiver!.receive(undefined, controller.signal)) {
       controller.abort();
       return batch;
     }
@@ -38,10 +39,10 @@ describe("signal receiver", () => {
   }
 
   it("has a receiver unless inbound is off", async () => {
-    expect((await adapter("native", "off")).receiver).toBeUndefined();
+    expect((await adapter("native", "off")).inbound?.receiver).toBeUndefined();
     await fake!.close();
     await http!.close();
-    expect((await adapter()).receiver).toBeDefined();
+    expect((await adapter()).inbound?.receiver).toBeDefined();
   });
 
   it("reads direct and group messages, mentions and replies to the account, and drops its own", async () => {
@@ -84,9 +85,9 @@ describe("signal receiver", () => {
   it("shows typing to a person or a group, and hides it", async () => {
     const a = await adapter();
     const group = `group.${Buffer.from(INTERNAL_GROUP).toString("base64")}`;
-    await a.typing!(PERSON, undefined, AbortSignal.timeout(5_000));
-    await a.typing!(group, undefined, AbortSignal.timeout(5_000));
-    await a.stopTyping!(PERSON, undefined, AbortSignal.timeout(5_000));
+    await a.typing!.show(PERSON, undefined, AbortSignal.timeout(5_000));
+    await a.typing!.show(group, undefined, AbortSignal.timeout(5_000));
+    await a.typing!.hide!(PERSON, undefined, AbortSignal.timeout(5_000));
     expect(fake!.typing).toEqual([
       { method: "PUT", account: NUMBER, recipient: PERSON },
       { method: "PUT", account: NUMBER, recipient: group },

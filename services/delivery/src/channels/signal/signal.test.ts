@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type ChannelAdapter, ChannelError, type OutboundMessage } from "@gw/channels";
+import { type ChannelAdapter, ChannelError, type OutboundMessage, statusOf } from "@gw/channels";
 import { createHttpClient, type HttpClient, type SsrfPolicy } from "@gw/http-client";
 import { DEFAULT_MEDIA_FILES, type FakeMediaServer, type FakeSignal, startFakeMediaServer, startFakeSignal } from "@gw/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -172,7 +172,7 @@ describe("signal sends", () => {
 
 describe("signal polls", () => {
   it("creates a poll for the account's number", async () => {
-    const receipt = await adapter().sendPoll!(
+    const receipt = await adapter().polls!.send(
       { to: PERSON, question: "Tea?", options: ["yes", "no"], allowMultipleAnswers: false, anonymous: false, idempotencyKey: "p" },
       signal(),
     );
@@ -185,25 +185,25 @@ describe("signal polls", () => {
   it("refuses a poll quoting a message, and says so when the bridge has no polls", async () => {
     const a = adapter();
     const poll = { to: PERSON, question: "Tea?", options: ["yes", "no"], allowMultipleAnswers: true, anonymous: false, idempotencyKey: "p" };
-    expect((await failure(a.sendPoll!({ ...poll, threadId: "1700000000123" }, signal()))).kind).toBe("unsupported");
+    expect((await failure(a.polls!.send({ ...poll, threadId: "1700000000123" }, signal()))).kind).toBe("unsupported");
     expect(fake.requests).toHaveLength(0);
     fake.next({ kind: "raw", status: 404, body: "404 page not found" });
-    const old = await failure(a.sendPoll!(poll, signal()));
+    const old = await failure(a.polls!.send(poll, signal()));
     expect([old.kind, old.message]).toEqual(["unsupported", expect.stringMatching(/no polls/)]);
   });
 });
 
 describe("signal status", () => {
   it("names the number and is not reachable when the bridge does not hold it", async () => {
-    expect(await adapter().status(signal())).toEqual({ reachable: true, identity: NUMBER });
-    const other = await adapter({ number: "+15550003333" }).status(signal());
+    expect(await statusOf(adapter(), signal())).toEqual({ reachable: true, identity: NUMBER });
+    const other = await statusOf(adapter({ number: "+15550003333" }), signal());
     expect(other).toEqual({ reachable: false, identity: "+15550003333", error: "+15550003333 is not an account of this signal-cli-rest-api" });
     expect(fake.requests.map((r) => r.path)).toEqual(["/v1/about", "/v1/accounts", "/v1/about", "/v1/accounts"]);
   });
 
   it("is not reachable when something else answers at the bridge URL", async () => {
     fake.next({ kind: "raw", status: 200, headers: { "content-type": "application/json" }, body: '{"hello":"world"}' });
-    const probe = await adapter().status(signal());
+    const probe = await statusOf(adapter(), signal());
     expect(probe.reachable).toBe(false);
     expect(probe.error).toMatch(/unexpected body/);
   });

@@ -4,11 +4,12 @@
  * with HTTP 200 `{ ok: false, error: "<code>" }`; only rate limits change the status (429 with
  * `Retry-After`). Both forms become ChannelErrors here.
  */
-import { ChannelError, type SlackSettings } from "@gw/channels";
+import { ChannelError } from "@gw/channels";
 import { HttpError, type HttpClient } from "@gw/http-client";
 import { z } from "zod";
 import { channelErrorFromHttp } from "../http-channel-error.js";
 import type { HttpClientFactory } from "../registry.js";
+import { type SlackSettings } from "./settings.js";
 
 export const PostMessageSchema = z.object({ channel: z.string(), ts: z.string() });
 export const OpenConversationSchema = z.object({ channel: z.object({ id: z.string() }) });

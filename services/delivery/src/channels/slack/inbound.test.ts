@@ -1,9 +1,9 @@
-import { SlackSettingsSchema } from "@gw/channels";
 import { signedSlackRequest, slackChannelCreatedEvent, slackMessageEvent, slackUrlVerification, slackUserEvent } from "@gw/testing";
 import { describe, expect, it } from "vitest";
 import { rawRequest, testHttp } from "../contract-helpers.js";
 import { SlackEvents, slackSignatureValid } from "./inbound.js";
 import { slackPlugin } from "./plugin.js";
+import { SlackSettingsSchema } from "./settings.js";
 
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 const BOT = "U0BOTONE";
@@ -87,7 +87,7 @@ describe("Slack events of the plugin", () => {
   it("acknowledges events that are not messages with 200 and stores nothing, whatever their fields hold", async () => {
     const http = testHttp({ secrets: ["xoxb-slack-bot-token"] });
     const settings = SlackSettingsSchema.parse({ botToken: "xoxb-slack-bot-token", signingSecret: SECRET });
-    const inbound = slackPlugin.create({ channelId: "slack", accountId: "default", settings, http: http.factory }).inbound!;
+    const inbound = slackPlugin.create({ channelId: "slack", accountId: "default", settings, http: http.factory }).inbound!.webhook!;
     const post = (payload: Record<string, unknown>) => inbound.handle(rawRequest(signedSlackRequest(payload, SECRET), { path: "/" }));
     try {
       const events = [

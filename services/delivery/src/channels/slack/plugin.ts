@@ -10,15 +10,18 @@ import {
   type ChannelAdapter,
   ChannelError,
   type ChannelProbe,
+  type ChannelInbound,
+  definePlugin,
   type DeliveryReceipt,
-  type InboundEndpoint,
   type OutboundMessage,
+  PER_CHAT_PER_SECOND,
   receiptOf,
 } from "@gw/channels";
-import { definePlugin } from "../registry.js";
+import type { PluginContext } from "../registry.js";
 import { AuthTestSchema, OpenConversationSchema, PostMessageSchema, SlackApi } from "./api.js";
 import { SlackEvents } from "./inbound.js";
 import { escapeText, mediaBlock, mediaFallback, SECTION_TEXT_MAX, section, type SlackBlock } from "./message.js";
+import { type SlackSettings, SlackSettingsSchema } from "./settings.js";
 
 /** Slack asks for at most 4,000 characters a message (it truncates at 40,000). */
 export const SLACK_TEXT_CHUNK = 4000;
@@ -33,10 +36,10 @@ const CHANNEL_NAME = /^#[\p{Ll}\p{Lo}\p{Nd}_-]{1,80}$/u;
 const TS = /^\d{9,}\.\d{1,6}$/;
 
 export class SlackAdapter implements ChannelAdapter {
-  readonly limits = { textChunk: SLACK_TEXT_CHUNK, polls: false, mediaPerMessage: SLACK_MEDIA_PER_MESSAGE };
+  readonly limits = { textChunk: SLACK_TEXT_CHUNK, mediaPerMessage: SLACK_MEDIA_PER_MESSAGE };
 
   /** Events API requests, verified with the app's signing secret (none configured: no inbound). */
-  readonly inbound?: InboundEndpoint;
+  readonly inbound?: ChannelInbound;
   /** User id -> DM id, for users whose DM had to be opened first. */
   private readonly dms = new Map<string, string>();
 
@@ -44,7 +47,7 @@ export class SlackAdapter implements ChannelAdapter {
     private readonly api: SlackApi,
     signingSecret?: string,
   ) {
-    if (signingSecret !== undefined) this.inbound = new SlackEvents(signingSecret);
+    if (signingSecret !== undefined) this.inbound = { webhook: new SlackEvents(signingSecret) };
   }
 
   validateRecipient(to: string): string {
@@ -75,14 +78,9 @@ export class SlackAdapter implements ChannelAdapter {
     return receiptOf(await this.postAll(to, posts, signal));
   }
 
-  async status(signal: AbortSignal): Promise<ChannelProbe> {
-    try {
-      const me = await this.api.call("auth.test", {}, AuthTestSchema, signal);
-      return { reachable: true, identity: `@${me.user} (${me.team})` };
-    } catch (err) {
-      if (err instanceof ChannelError) return { reachable: false, error: err.message };
-      throw err;
-    }
+  async probe(signal: AbortSignal): Promise<ChannelProbe> {
+    const me = await this.api.call("auth.test", {}, AuthTestSchema, signal);
+    return { reachable: true, identity: `@${me.user} (${me.team})` };
   }
 
   /** The posts in order; a user's DM is opened first when Slack will not open it by itself. */
@@ -122,7 +120,17 @@ function thread(threadId: string | undefined): { thread_ts?: string } {
   return { thread_ts: threadId };
 }
 
+/**
+ * Slack asks for about one message a second per channel (chat.postMessage, "Rate limits"). The
+ * Events API posts every app's events to one URL (`/api/chatapp/events`): each Slack account
+ * that takes webhooks is offered the request until one's signing secret verifies it, and
+ * `url_verification` is answered by SlackEvents.
+ */
 export const slackPlugin = definePlugin({
   kind: "slack",
-  create: ({ settings, http }) => new SlackAdapter(SlackApi.create(settings, http), settings.signingSecret),
+  title: "Slack",
+  settings: SlackSettingsSchema,
+  rates: [{ ...PER_CHAT_PER_SECOND, name: "per-channel" }],
+  sharedWebhookRoute: true,
+  create: ({ settings, http }: PluginContext<SlackSettings>) => new SlackAdapter(SlackApi.create(settings, http), settings.signingSecret),
 });

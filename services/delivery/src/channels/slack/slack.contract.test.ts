@@ -1,8 +1,8 @@
-import { SlackSettingsSchema } from "@gw/channels";
 import { describeChannelContract } from "@gw/channels/contract";
 import { DEFAULT_SLACK_BOTS, startFakeMediaServer, startFakeSlack } from "@gw/testing";
 import { testHttp } from "../contract-helpers.js";
 import { slackPlugin } from "./plugin.js";
+import { SlackSettingsSchema } from "./settings.js";
 
 describeChannelContract("slack", async () => {
   const fake = await startFakeSlack();

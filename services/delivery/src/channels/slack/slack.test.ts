@@ -1,9 +1,10 @@
-import { type ChannelAdapter, ChannelError, type OutboundMessage, SlackSettingsSchema } from "@gw/channels";
+import { type ChannelAdapter, ChannelError, type OutboundMessage, statusOf } from "@gw/channels";
 import { DEFAULT_SLACK_BOTS, type FakeSlack, startFakeSlack } from "@gw/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type TestHttp, testHttp } from "../contract-helpers.js";
 import { SECTION_TEXT_MAX } from "./message.js";
 import { slackPlugin } from "./plugin.js";
+import { SlackSettingsSchema } from "./settings.js";
 
 const [bot] = DEFAULT_SLACK_BOTS;
 const CDN = "https://cdn.example/media";
@@ -155,7 +156,7 @@ describe("slack plugin", () => {
   });
 
   it("names the bot and team in status, and says why a bad token is unreachable", async () => {
-    expect(await adapter.status(signal())).toEqual({ reachable: true, identity: "@fake-bot (Fake Team)" });
+    expect(await statusOf(adapter, signal())).toEqual({ reachable: true, identity: "@fake-bot (Fake Team)" });
     const strangerHttp = testHttp({ secrets: ["xoxb-stranger"] });
     const stranger = slackPlugin.create({
       channelId: "slack",
@@ -163,7 +164,7 @@ describe("slack plugin", () => {
       settings: SlackSettingsSchema.parse({ botToken: "xoxb-stranger", apiBaseUrl: slack.baseUrl }),
       http: strangerHttp.factory,
     });
-    const probe = await stranger.status(signal()).finally(() => strangerHttp.close());
+    const probe = await statusOf(stranger, signal()).finally(() => strangerHttp.close());
     expect(probe).toEqual({ reachable: false, error: "slack refused: invalid_auth (the bot token is not valid; check botToken)" });
   });
 });

@@ -4,11 +4,12 @@
  * (objects then travel as JSON strings). Every answer is `{ ok: true, result }` or
  * `{ ok: false, error_code, description, parameters? }`; failures become ChannelErrors here.
  */
-import { ChannelError, type TelegramSettings } from "@gw/channels";
+import { ChannelError } from "@gw/channels";
 import { type ErrorBodyHook, type HttpClient, retryAfterFromBody } from "@gw/http-client";
 import { z } from "zod";
 import { channelErrorFromHttp } from "../http-channel-error.js";
 import type { HttpClientFactory } from "../registry.js";
+import { type TelegramSettings } from "./settings.js";
 
 export const MessageSchema = z.object({ message_id: z.number().int() });
 export type TelegramMessage = z.output<typeof MessageSchema>;

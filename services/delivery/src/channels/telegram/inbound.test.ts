@@ -1,9 +1,9 @@
-import { TelegramSettingsSchema } from "@gw/channels";
 import { DEFAULT_TELEGRAM_BOTS, type FakeTelegram, GROUP_ANONYMOUS_BOT, startFakeTelegram, telegramUpdate, telegramWebhookRequest } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest, type TestHttp, testHttp } from "../contract-helpers.js";
 import { messageOfUpdate as toInboundMessage, UpdateSchema } from "./update-message.js";
 import { telegramPlugin } from "./plugin.js";
+import { TelegramSettingsSchema } from "./settings.js";
 
 const [bot] = DEFAULT_TELEGRAM_BOTS;
 const BOT_ID = Number(bot!.token.split(":")[0]);
@@ -31,7 +31,7 @@ describe("telegram webhooks", () => {
   });
 
   it("takes updates that carry the secret token, and refuses the rest with 401", async () => {
-    const endpoint = adapter({ webhookSecret: SECRET }).inbound!;
+    const endpoint = adapter({ webhookSecret: SECRET }).inbound!.webhook!;
     const update = telegramUpdate({ updateId: 900, chatId: 4242, from: { id: 4242, firstName: "Ada", username: "ada" }, text: "hello bot" });
     const ok = await endpoint.handle(rawRequest(telegramWebhookRequest(update, SECRET)));
     expect(ok.reply.status).toBe(200);
@@ -47,7 +47,7 @@ describe("telegram webhooks", () => {
   });
 
   it("answers 404, 405 and 400 for other paths, methods and bodies", async () => {
-    const endpoint = adapter({ webhookSecret: SECRET }).inbound!;
+    const endpoint = adapter({ webhookSecret: SECRET }).inbound!.webhook!;
     const signed = telegramWebhookRequest(telegramUpdate({ chatId: 4242, text: "x" }), SECRET);
     expect((await endpoint.handle(rawRequest(signed, { path: "/other" }))).reply.status).toBe(404);
     expect((await endpoint.handle(rawRequest(signed, { method: "GET" }))).reply.status).toBe(405);
@@ -61,15 +61,15 @@ describe("telegram webhooks", () => {
   });
 
   it("takes webhooks only in webhook mode", () => {
-    expect(adapter({}).inbound).toBeUndefined();
-    expect(adapter({ webhookSecret: SECRET, inbound: "polling" }).inbound).toBeUndefined();
-    expect(adapter({ webhookSecret: SECRET, inbound: "webhook" }).inbound).toBeDefined();
-    expect(adapter({ webhookSecret: SECRET }).inbound).toBeDefined();
+    expect(adapter({}).inbound?.webhook).toBeUndefined();
+    expect(adapter({ webhookSecret: SECRET, inbound: "polling" }).inbound?.webhook).toBeUndefined();
+    expect(adapter({ webhookSecret: SECRET, inbound: "webhook" }).inbound?.webhook).toBeDefined();
+    expect(adapter({ webhookSecret: SECRET }).inbound?.webhook).toBeDefined();
   });
 
   it("knows a group message mentions the bot by @username (fetched once with getMe), reply or command", async () => {
     tg.reset();
-    const endpoint = adapter({ webhookSecret: SECRET }).inbound!;
+    const endpoint = adapter({ webhookSecret: SECRET }).inbound!.webhook!;
     const post = async (update: Record<string, unknown>) => (await endpoint.handle(rawRequest(telegramWebhookRequest(update, SECRET)))).messages[0]!;
     const mention = await post(telegramUpdate({ chatId: FORUM, from: { id: 7, firstName: "Bo" }, text: `@${bot!.username} what time is it?`, topicId: 12 }));
     expect(mention).toMatchObject({ chatType: "group", chat: String(FORUM), threadId: "12", mentioned: true, text: "what time is it?", sender: "7" });
@@ -81,7 +81,7 @@ describe("telegram webhooks", () => {
 
   it("answers a group message 503 while getMe fails, so Telegram sends it again, and takes it once getMe answers", async () => {
     tg.reset();
-    const endpoint = adapter({ webhookSecret: SECRET }).inbound!;
+    const endpoint = adapter({ webhookSecret: SECRET }).inbound!.webhook!;
     const post = (update: Record<string, unknown>) => endpoint.handle(rawRequest(telegramWebhookRequest(update, SECRET)));
     const mention = telegramUpdate({ chatId: FORUM, from: { id: 7, firstName: "Bo" }, text: `@${bot!.username} hello` });
     tg.next({ kind: "unavailable" });
@@ -97,7 +97,7 @@ describe("telegram webhooks", () => {
   });
 
   it("takes a message an anonymous admin sent on behalf of the group as the group's, not a bot's", async () => {
-    const endpoint = adapter({ webhookSecret: SECRET }).inbound!;
+    const endpoint = adapter({ webhookSecret: SECRET }).inbound!.webhook!;
     const update = telegramUpdate({ chatId: FORUM, senderChat: { id: FORUM, title: "Fake forum" }, text: `@${bot!.username} status?` });
     expect((update.message as { from: { id: number; is_bot: boolean } }).from).toMatchObject({ id: GROUP_ANONYMOUS_BOT.id, is_bot: true });
     const { messages } = await endpoint.handle(rawRequest(telegramWebhookRequest(update, SECRET)));
@@ -116,13 +116,13 @@ describe("telegram webhooks", () => {
   it("shows typing with sendChatAction, in the forum topic when there is one", async () => {
     tg.reset();
     const plugin = adapter({});
-    await plugin.typing!(String(FORUM), "12", AbortSignal.timeout(5_000));
-    await plugin.typing!("4242", undefined, AbortSignal.timeout(5_000));
+    await plugin.typing!.show(String(FORUM), "12", AbortSignal.timeout(5_000));
+    await plugin.typing!.show("4242", undefined, AbortSignal.timeout(5_000));
     const calls = tg.requests.filter((r) => r.path.endsWith("/sendChatAction")).map((r) => r.body);
     expect(calls).toEqual([
       { chat_id: String(FORUM), message_thread_id: 12, action: "typing" },
       { chat_id: "4242", action: "typing" },
     ]);
-    await expect(plugin.typing!("999", undefined, AbortSignal.timeout(5_000))).rejects.toThrow(/chat not found/);
+    await expect(plugin.typing!.show("999", undefined, AbortSignal.timeout(5_000))).rejects.toThrow(/chat not found/);
   });
 });

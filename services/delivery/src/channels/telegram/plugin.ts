@@ -8,23 +8,27 @@
 import {
   type ChannelAdapter,
   ChannelError,
+  type ChannelInbound,
+  type ChannelPolls,
   type ChannelProbe,
   type ChannelReceiver,
+  type ChannelTyping,
+  definePlugin,
   type DeliveryReceipt,
-  type InboundEndpoint,
   type OutboundMessage,
   type OutboundPoll,
+  PER_CHAT_PER_SECOND,
   receiptOf,
-  type TelegramSettings,
 } from "@gw/channels";
 import { HttpError } from "@gw/http-client";
 import { z } from "zod";
 import { channelErrorFromHttp } from "../http-channel-error.js";
-import { definePlugin } from "../registry.js";
+import type { PluginContext } from "../registry.js";
 import { MessageSchema, TelegramApi, type TelegramMessage, type TelegramUpload, UserSchema } from "./api.js";
 import { type TelegramBotIdentity, TelegramWebhook } from "./inbound.js";
 import { fileNameOf, kindFromContentType, kindFromUrl, planAlbums, sendableByUrl, type TelegramMedium } from "./media.js";
 import { TelegramReceiver } from "./receiver.js";
+import { type TelegramSettings, TelegramSettingsSchema } from "./settings.js";
 
 /** sendMessage's limit, in UTF-16 code units after entity parsing (we send plain text). */
 export const TELEGRAM_TEXT_CHUNK = 4096;
@@ -53,8 +57,15 @@ function webhookSecretOf(settings: Pick<TelegramSettings, "inbound" | "webhookSe
 }
 
 export class TelegramAdapter implements ChannelAdapter {
-  readonly limits = { textChunk: TELEGRAM_TEXT_CHUNK, polls: true, mediaPerMessage: 10 };
-  readonly inbound?: InboundEndpoint;
+  readonly limits = { textChunk: TELEGRAM_TEXT_CHUNK, mediaPerMessage: 10 };
+  readonly inbound?: ChannelInbound;
+  readonly polls: ChannelPolls = { send: (poll, signal) => this.sendPoll(poll, signal) };
+  /** sendChatAction "typing": shown for 5 s or until the bot's next message. */
+  readonly typing: ChannelTyping = {
+    show: async (chat, threadId, signal) => {
+      await this.api.call("sendChatAction", { ...this.target(chat, threadId), action: "typing" }, z.boolean(), signal);
+    },
+  };
   private readonly botId: number;
   private username: Promise<string | undefined> | undefined;
 
@@ -62,11 +73,13 @@ export class TelegramAdapter implements ChannelAdapter {
     private readonly api: TelegramApi,
     settings: Pick<TelegramSettings, "botToken" | "inbound" | "webhookSecret">,
     /** Long polling, when the account's `inbound` is "polling". */
-    readonly receiver?: ChannelReceiver,
+    receiver?: ChannelReceiver,
   ) {
     this.botId = Number(settings.botToken.split(":")[0]);
     const secret = webhookSecretOf(settings);
-    if (secret !== undefined) this.inbound = new TelegramWebhook(secret, this.botId, () => this.identity());
+    const webhook = secret === undefined ? undefined : new TelegramWebhook(secret, this.botId, () => this.identity());
+    if (webhook !== undefined) this.inbound = { webhook };
+    else if (receiver !== undefined) this.inbound = { receiver };
   }
 
   /** The bot's id (from its token) and @username (getMe, asked once; retried after a failure). */
@@ -80,11 +93,6 @@ export class TelegramAdapter implements ChannelAdapter {
     );
     const username = await this.username;
     return { id: this.botId, ...(username === undefined ? {} : { username }) };
-  }
-
-  /** sendChatAction "typing": shown for 5 s or until the bot's next message. */
-  async typing(chat: string, threadId: string | undefined, signal: AbortSignal): Promise<void> {
-    await this.api.call("sendChatAction", { ...this.target(chat, threadId), action: "typing" }, z.boolean(), signal);
   }
 
   validateRecipient(to: string): string {
@@ -113,7 +121,7 @@ export class TelegramAdapter implements ChannelAdapter {
     return receiptOf(ids);
   }
 
-  async sendPoll(poll: OutboundPoll, signal: AbortSignal): Promise<DeliveryReceipt> {
+  private async sendPoll(poll: OutboundPoll, signal: AbortSignal): Promise<DeliveryReceipt> {
     const target = this.target(poll.to, poll.threadId);
     const message = await this.api.call(
       "sendPoll",
@@ -131,14 +139,9 @@ export class TelegramAdapter implements ChannelAdapter {
     return receiptOf([idOf(message)]);
   }
 
-  async status(signal: AbortSignal): Promise<ChannelProbe> {
-    try {
-      const me = await this.api.call("getMe", {}, UserSchema, signal);
-      return { reachable: true, identity: me.username === undefined ? String(me.id) : `@${me.username}` };
-    } catch (err) {
-      if (err instanceof ChannelError) return { reachable: false, error: err.message };
-      throw err;
-    }
+  async probe(signal: AbortSignal): Promise<ChannelProbe> {
+    const me = await this.api.call("getMe", {}, UserSchema, signal);
+    return { reachable: true, identity: me.username === undefined ? String(me.id) : `@${me.username}` };
   }
 
   /** `chat_id` and, for a forum topic, `message_thread_id`. */
@@ -202,9 +205,20 @@ function mediaError(err: unknown, url: string): unknown {
   return new ChannelError(mapped.kind, message, { status: mapped.status, retryAfterMs: mapped.retryAfterMs, cause: err });
 }
 
+/**
+ * Telegram's published limits (core.telegram.org/bots/faq, "broadcasting to users"): about one
+ * message a second per chat, 20 a minute per group (negative chat ids), 30 a second per bot.
+ */
 export const telegramPlugin = definePlugin({
   kind: "telegram",
-  create: ({ settings, http }) => {
+  title: "Telegram",
+  settings: TelegramSettingsSchema,
+  rates: [
+    PER_CHAT_PER_SECOND,
+    { name: "per-group", scope: "chat", max: 20, windowMs: 60_000, appliesTo: (to) => to.startsWith("-") },
+    { name: "per-bot", scope: "account", max: 30, windowMs: 1_000 },
+  ],
+  create: ({ settings, http }: PluginContext<TelegramSettings>) => {
     const api = TelegramApi.create(settings, http);
     return new TelegramAdapter(api, settings, settings.inbound === "polling" ? new TelegramReceiver(api) : undefined);
   },

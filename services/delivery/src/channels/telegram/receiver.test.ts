@@ -1,8 +1,9 @@
-import { type ChannelAdapter, ChannelError, type ReceivedBatch, TelegramSettingsSchema } from "@gw/channels";
+import { type ChannelAdapter, ChannelError, type ReceivedBatch } from "@gw/channels";
 import { DEFAULT_TELEGRAM_BOTS, type FakeTelegram, startFakeTelegram } from "@gw/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type TestHttp, testHttp } from "../contract-helpers.js";
 import { telegramPlugin } from "./plugin.js";
+import { TelegramSettingsSchema } from "./settings.js";
 
 const [bot] = DEFAULT_TELEGRAM_BOTS;
 const FORUM = -1001234567890;
@@ -30,7 +31,7 @@ describe("telegram long polling", () => {
   async function read(cursor: string | undefined, count: number): Promise<ReceivedBatch[]> {
     const batches: ReceivedBatch[] = [];
     const controller = new AbortController();
-    for await (const batch of adapter("polling").receiver!.receive(cursor, controller.signal)) {
+    for await (const batch of adapter("polling").inbound!.receiver!.receive(cursor, controller.signal)) {
       batches.push(batch);
       if (batches.length === count) break;
     }
@@ -49,9 +50,9 @@ describe("telegram long polling", () => {
   });
 
   it("has a receiver only when the account polls", () => {
-    expect(adapter("polling").receiver).toBeDefined();
-    expect(adapter("webhook").receiver).toBeUndefined();
-    expect(adapter().receiver).toBeUndefined();
+    expect(adapter("polling").inbound?.receiver).toBeDefined();
+    expect(adapter("webhook").inbound?.receiver).toBeUndefined();
+    expect(adapter().inbound?.receiver).toBeUndefined();
   });
 
   it("deletes a webhook first, then long-polls with offset = last update_id + 1", async () => {
@@ -132,7 +133,7 @@ describe("telegram long polling", () => {
   it("stops at once when told to", async () => {
     const controller = new AbortController();
     const receiving = (async () => {
-      for await (const batch of adapter("polling").receiver!.receive(undefined, controller.signal)) void batch;
+      for await (const batch of adapter("polling").inbound!.receiver!.receive(undefined, controller.signal)) void batch;
     })();
     await new Promise((r) => setTimeout(r, 300));
     controller.abort();

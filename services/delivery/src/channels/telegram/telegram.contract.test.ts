@@ -1,8 +1,8 @@
-import { TelegramSettingsSchema } from "@gw/channels";
 import { describeChannelContract } from "@gw/channels/contract";
 import { DEFAULT_TELEGRAM_BOTS, startFakeMediaServer, startFakeTelegram } from "@gw/testing";
 import { testHttp } from "../contract-helpers.js";
 import { telegramPlugin } from "./plugin.js";
+import { TelegramSettingsSchema } from "./settings.js";
 
 describeChannelContract("telegram", async () => {
   const fake = await startFakeTelegram();

@@ -1,4 +1,4 @@
-import { type ChannelAdapter, ChannelError, type OutboundMessage, TelegramSettingsSchema } from "@gw/channels";
+import { type ChannelAdapter, ChannelError, type OutboundMessage, statusOf } from "@gw/channels";
 import {
   DEFAULT_MEDIA_FILES,
   DEFAULT_TELEGRAM_BOTS,
@@ -10,6 +10,7 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type TestHttp, testHttp } from "../contract-helpers.js";
 import { TELEGRAM_CAPTION_MAX, telegramPlugin } from "./plugin.js";
+import { TelegramSettingsSchema } from "./settings.js";
 
 const [bot] = DEFAULT_TELEGRAM_BOTS;
 const FORUM = "-1001234567890";
@@ -139,7 +140,7 @@ describe("telegram plugin", () => {
   });
 
   it("asks for a poll with its options, answer mode and anonymity said outright", async () => {
-    const receipt = await adapter.sendPoll!(
+    const receipt = await adapter.polls!.send(
       { to: FORUM, question: "Lunch?", options: ["pizza", "soup"], allowMultipleAnswers: false, anonymous: false, threadId: "77", idempotencyKey: "p" },
       signal(),
     );
@@ -207,7 +208,7 @@ describe("telegram plugin", () => {
   });
 
   it("names the bot by its @username in status, and says why a bad token is unreachable", async () => {
-    expect(await adapter.status(signal())).toEqual({ reachable: true, identity: "@fake_one_bot" });
+    expect(await statusOf(adapter, signal())).toEqual({ reachable: true, identity: "@fake_one_bot" });
     const strangerHttp = testHttp({ secrets: ["999:not-a-bot"] });
     const stranger = telegramPlugin.create({
       channelId: "telegram",
@@ -215,7 +216,7 @@ describe("telegram plugin", () => {
       settings: TelegramSettingsSchema.parse({ botToken: "999:not-a-bot", apiBaseUrl: tg.baseUrl }),
       http: strangerHttp.factory,
     });
-    const probe = await stranger.status(signal()).finally(() => strangerHttp.close());
+    const probe = await statusOf(stranger, signal()).finally(() => strangerHttp.close());
     expect(probe).toMatchObject({ reachable: false });
     expect(probe.error).toContain("Unauthorized");
     expect(probe.error).not.toContain("not-a-bot");

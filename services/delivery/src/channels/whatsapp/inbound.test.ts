@@ -1,9 +1,10 @@
-import { ChannelError, WhatsAppSettingsSchema } from "@gw/channels";
+import { ChannelError } from "@gw/channels";
 import { signedWhatsAppRequest, whatsappMessageNotification, whatsappStatusNotification, whatsappVerificationQuery } from "@gw/testing";
 import { describe, expect, it } from "vitest";
 import { rawRequest, testHttp } from "../contract-helpers.js";
 import { WhatsAppWebhook } from "./inbound.js";
 import { whatsappPlugin } from "./plugin.js";
+import { WhatsAppSettingsSchema } from "./settings.js";
 
 const PHONE_ID = "105500000000001";
 const APP_SECRET = "wa-app-secret";
@@ -54,7 +55,7 @@ describe("WhatsApp group messages", () => {
     const settings = WhatsAppSettingsSchema.parse({ accessToken: "EAAwa-token", phoneNumberId: PHONE_ID, appSecret: APP_SECRET });
     const adapter = whatsappPlugin.create({ channelId: "wa", accountId: "default", settings, http: http.factory });
     try {
-      const post = (payload: Record<string, unknown>) => adapter.inbound!.handle(rawRequest(signedWhatsAppRequest(payload, APP_SECRET)));
+      const post = (payload: Record<string, unknown>) => adapter.inbound!.webhook!.handle(rawRequest(signedWhatsAppRequest(payload, APP_SECRET)));
       const inGroup = await post(whatsappMessageNotification({ phoneNumberId: PHONE_ID, from: "15551234567", text: "@bot what is due?", groupId: GROUP }));
       expect(inGroup).toMatchObject({ reply: { status: 200 }, messages: [] });
       // The reason: a group id is no recipient the plugin can send to.

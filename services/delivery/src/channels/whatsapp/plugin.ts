@@ -6,18 +6,20 @@
 import {
   type ChannelAdapter,
   ChannelError,
+  type ChannelInbound,
   type ChannelProbe,
+  type ChannelTyping,
+  definePlugin,
   type DeliveryReceipt,
-  type InboundEndpoint,
   type OutboundMessage,
   receiptOf,
 } from "@gw/channels";
-import { isAbort } from "../http-channel-error.js";
-import { definePlugin } from "../registry.js";
+import type { PluginContext } from "../registry.js";
 import { readGraphError, WhatsAppApi, type WhatsAppContent } from "./api.js";
 import { WhatsAppWebhook } from "./inbound.js";
 import { CAPTIONED, WHATSAPP_CAPTION_LIMIT, whatsappMedium } from "./media.js";
 import { normaliseWhatsAppRecipient, waDigits } from "./recipient.js";
+import { type WhatsAppSettings, WhatsAppSettingsSchema } from "./settings.js";
 
 export const WHATSAPP_TEXT_LIMIT = 4096;
 
@@ -36,32 +38,32 @@ function displayNumber(display: string | undefined): string | undefined {
 
 export class WhatsAppAdapter implements ChannelAdapter {
   /** One medium per message: WhatsApp has no albums, and one part is then one message. */
-  readonly limits = { textChunk: WHATSAPP_TEXT_LIMIT, polls: false, mediaPerMessage: 1 };
+  readonly limits = { textChunk: WHATSAPP_TEXT_LIMIT, mediaPerMessage: 1 };
   /** The webhook: the verification handshake and signed notifications. */
-  readonly inbound?: InboundEndpoint;
+  readonly inbound?: ChannelInbound;
+  /**
+   * WhatsApp's indicator hangs off the message being answered (which it also marks read, as
+   * any reply would); the answer clears it. Without that message's id nothing is shown. It
+   * lasts 25 s: renewed well before, not every few seconds.
+   */
+  readonly typing: ChannelTyping = {
+    show: async (_chat, _threadId, signal, replyingTo) => {
+      if (replyingTo !== undefined) await this.api.readAndType(replyingTo, signal);
+    },
+    renewMs: 20_000,
+  };
 
   constructor(
     private readonly api: WhatsAppApi,
     webhook?: { appSecret?: string; verifyToken?: string },
   ) {
     if (webhook?.appSecret !== undefined || webhook?.verifyToken !== undefined) {
-      this.inbound = new WhatsAppWebhook({ phoneNumberId: api.phoneNumberId, ...webhook });
+      this.inbound = { webhook: new WhatsAppWebhook({ phoneNumberId: api.phoneNumberId, ...webhook }) };
     }
   }
 
-  /** The indicator lasts 25 s: renewed well before, not every few seconds. */
-  readonly typingRenewMs = 20_000;
-
   validateRecipient(to: string): string {
     return normaliseWhatsAppRecipient(to);
-  }
-
-  /**
-   * WhatsApp's indicator hangs off the message being answered (which it also marks read, as
-   * any reply would); the answer clears it. Without that message's id nothing is shown.
-   */
-  async typing(_chat: string, _threadId: string | undefined, signal: AbortSignal, replyingTo?: string): Promise<void> {
-    if (replyingTo !== undefined) await this.api.readAndType(replyingTo, signal);
   }
 
   /**
@@ -89,21 +91,20 @@ export class WhatsAppAdapter implements ChannelAdapter {
     return receiptOf(ids);
   }
 
-  async status(signal: AbortSignal): Promise<ChannelProbe> {
-    try {
-      const number = await this.api.phoneNumber(signal);
-      const identity = displayNumber(number.display_phone_number) ?? number.verified_name;
-      return { reachable: true, ...(identity === undefined ? {} : { identity }) };
-    } catch (err) {
-      if (isAbort(err)) throw err;
-      return { reachable: false, error: err instanceof Error ? err.message : String(err) };
-    }
+  async probe(signal: AbortSignal): Promise<ChannelProbe> {
+    const number = await this.api.phoneNumber(signal);
+    const identity = displayNumber(number.display_phone_number) ?? number.verified_name;
+    return { reachable: true, ...(identity === undefined ? {} : { identity }) };
   }
 }
 
+/** The Cloud API's default throughput: 80 messages a second per business phone number. */
 export const whatsappPlugin = definePlugin({
   kind: "whatsapp",
-  create: ({ settings, http }) => {
+  title: "WhatsApp",
+  settings: WhatsAppSettingsSchema,
+  rates: [{ name: "per-number", scope: "account", max: 80, windowMs: 1_000 }],
+  create: ({ settings, http }: PluginContext<WhatsAppSettings>) => {
     const client = http({
       name: "whatsapp",
       baseUrl: settings.apiBaseUrl,

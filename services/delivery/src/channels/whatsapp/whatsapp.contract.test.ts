@@ -1,8 +1,8 @@
-import { WhatsAppSettingsSchema } from "@gw/channels";
 import { describeChannelContract } from "@gw/channels/contract";
 import { DEFAULT_MEDIA_FILES, DEFAULT_WHATSAPP_NUMBERS, startFakeMediaServer, startFakeWhatsApp } from "@gw/testing";
 import { HttpClients } from "../../http-clients.js";
 import { whatsappPlugin } from "./plugin.js";
+import { WhatsAppSettingsSchema } from "./settings.js";
 
 const RECIPIENT = "15557654321";
 
@@ -28,6 +28,8 @@ describeChannelContract("whatsapp", async () => {
     ],
     recipient: { to: `+${RECIPIENT}`, chat: RECIPIENT },
     threadId: "wamid.HBgLMTU1NTc2NTQzMjEVAgASGBQzQUQ5RjE2QjZCRTM2NUY2NDcxMQA=",
+    // WhatsApp's indicator hangs off the message being answered.
+    typingReplyTo: "wamid.HBgLMTU1NTc2NTQzMjEVAgASGBQzQUQ5RjE2QjZCRTM2NUY2NDcxMQA=",
     invalidRecipients: ["", "not a number", "+0123456789", "+1 555", "+1234567890123456", "user:15557654321", "+1555765432x"],
     media: {
       urls: [media.url("photo.png"), media.url("report.pdf")],

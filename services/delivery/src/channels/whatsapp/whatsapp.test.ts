@@ -1,4 +1,4 @@
-import { type ChannelAdapter, ChannelError, type OutboundMessage, WhatsAppSettingsSchema } from "@gw/channels";
+import { type ChannelAdapter, ChannelError, type OutboundMessage, statusOf } from "@gw/channels";
 import { DEFAULT_WHATSAPP_NUMBERS, type FakeWhatsApp, startFakeWhatsApp } from "@gw/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "@gw/config";
@@ -9,6 +9,7 @@ import { graphErrorMessage } from "./api.js";
 import { whatsappMedium } from "./media.js";
 import { whatsappPlugin } from "./plugin.js";
 import { normaliseWhatsAppRecipient } from "./recipient.js";
+import { WhatsAppSettingsSchema } from "./settings.js";
 
 const [number] = DEFAULT_WHATSAPP_NUMBERS;
 const TO = "+15557654321";
@@ -89,8 +90,8 @@ describe("whatsapp messages", () => {
   });
 
   it("shows typing by marking the message being answered read, and nothing without its id", async () => {
-    await adapter().typing!(TO, undefined, signal(), "wamid.INBOUND1");
-    await adapter().typing!(TO, undefined, signal());
+    await adapter().typing!.show(TO, undefined, signal(), "wamid.INBOUND1");
+    await adapter().typing!.show(TO, undefined, signal());
     expect(bodies()).toEqual([{ messaging_product: "whatsapp", status: "read", message_id: "wamid.INBOUND1", typing_indicator: { type: "text" } }]);
     expect(fake.reads.at(-1)).toEqual({ account: number!.phoneNumberId, messageId: "wamid.INBOUND1", typing: true });
     expect(fake.delivered).toEqual([]);
@@ -170,12 +171,12 @@ describe("whatsapp errors", () => {
 
 describe("whatsapp status", () => {
   it("names the business number in E.164, and reports bad credentials or a wrong number id", async () => {
-    expect(await adapter().status(signal())).toEqual({ reachable: true, identity: "+15550001111" });
+    expect(await statusOf(adapter(), signal())).toEqual({ reachable: true, identity: "+15550001111" });
     expect(fake.requests[0]!.query).toEqual({ fields: "display_phone_number,verified_name" });
-    const token = await adapter({ accessToken: "EAAwrong" }).status(signal());
+    const token = await statusOf(adapter({ accessToken: "EAAwrong" }), signal());
     expect(token).toMatchObject({ reachable: false });
     expect(token.error).toContain("Invalid OAuth access token");
-    const id = await adapter({ phoneNumberId: "999" }).status(signal());
+    const id = await statusOf(adapter({ phoneNumberId: "999" }), signal());
     expect(id.reachable).toBe(false);
     expect(id.error).toContain("Object with ID '999' does not exist");
   });
@@ -186,6 +187,6 @@ describe("whatsapp plugin registration", () => {
     const config = parseConfig(`{ channels: { default: "wa", wa: { kind: "whatsapp", accessToken: "t0k", phoneNumberId: "1055", apiBaseUrl: "${fake.baseUrl}" } } }`, { env: {} });
     const [entry] = ChannelDirectory.build(config.channels, CHANNEL_PLUGINS, clients.factory).list();
     expect(entry!.kind).toBe("whatsapp");
-    expect(entry!.accounts[0]!.adapter.limits).toEqual({ textChunk: 4096, polls: false, mediaPerMessage: 1 });
+    expect(entry!.accounts[0]!.adapter.limits).toEqual({ textChunk: 4096, mediaPerMessage: 1 });
   });
 });

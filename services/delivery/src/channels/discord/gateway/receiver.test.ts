@@ -1,4 +1,4 @@
-import { type ChannelAdapter, ChannelError, DiscordSettingsSchema, type ReceivedBatch } from "@gw/channels";
+import { type ChannelAdapter, ChannelError, type ReceivedBatch } from "@gw/channels";
 import {
   DEFAULT_DISCORD_BOTS,
   DEFAULT_DISCORD_CHANNELS,
@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type TestHttp, testHttp } from "../../contract-helpers.js";
 import { discordPlugin } from "../plugin.js";
 import { DiscordGatewayReceiver } from "./receiver.js";
+import { DiscordSettingsSchema } from "../settings.js";
 
 const [bot] = DEFAULT_DISCORD_BOTS;
 const [general, thread] = DEFAULT_DISCORD_CHANNELS;
@@ -24,7 +25,7 @@ function reading(adapter: ChannelAdapter, cursor?: string) {
   const controller = new AbortController();
   const batches: ReceivedBatch[] = [];
   const done = (async () => {
-    for await (const batch of adapter.receiver!.receive(cursor, controller.signal)) batches.push(batch);
+    for await (const batch of adapter.inbound!.receiver!.receive(cursor, controller.signal)) batches.push(batch);
   })();
   const until = async (check: () => boolean, what: string) => {
     for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -74,8 +75,8 @@ describe("discord gateway receiver", () => {
   });
 
   it("has a receiver unless inbound is off", () => {
-    expect(adapter().receiver).toBeDefined();
-    expect(adapter({ inbound: "off" }).receiver).toBeUndefined();
+    expect(adapter().inbound?.receiver).toBeDefined();
+    expect(adapter({ inbound: "off" }).inbound?.receiver).toBeUndefined();
   });
 
   it("identifies with the message intents, stores the new session, and heartbeats", async () => {
@@ -187,9 +188,9 @@ describe("discord gateway receiver", () => {
 
   it("shows typing in a channel, a thread, and a user's DM", async () => {
     const a = adapter();
-    await a.typing!(`channel:${general!.id}`, undefined, AbortSignal.timeout(5_000));
-    await a.typing!(`channel:${general!.id}`, thread!.id, AbortSignal.timeout(5_000));
-    await a.typing!(`user:${person!.id}`, undefined, AbortSignal.timeout(5_000));
+    await a.typing!.show(`channel:${general!.id}`, undefined, AbortSignal.timeout(5_000));
+    await a.typing!.show(`channel:${general!.id}`, thread!.id, AbortSignal.timeout(5_000));
+    await a.typing!.show(`user:${person!.id}`, undefined, AbortSignal.timeout(5_000));
     const typed = rest.requests.filter((req) => req.path.endsWith("/typing")).map((req) => req.path.split("/")[4]);
     expect(typed.slice(0, 2)).toEqual([general!.id, thread!.id]);
     expect(typed).toHaveLength(3);
