@@ -1,5 +1,15 @@
 import type { Bus, Subjects, Unsubscribe } from "@gw/bus";
-import { AgentEventPayloadSchema, decodeClientEvent, decodeJson, GatewayError, isFinal, isGatewayError, type RunRecord, type RunRequest } from "@gw/contracts";
+import {
+  AgentEventPayloadSchema,
+  decodeClientEvent,
+  decodeJson,
+  GatewayError,
+  type InboxEntry,
+  isFinal,
+  isGatewayError,
+  type RunRecord,
+  type RunRequest,
+} from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import { endOverdueRun, endRun, finalRecordOf, queuedRecord, registerRun, type RunQueue, type RunRegistry, runRequest, RunWaiting, type RunWaitingDeps } from "@gw/runs";
 
@@ -76,6 +86,16 @@ export class AgentTurns {
         waiting.dispatchFailed(await endRun(this.deps, record, "UNAVAILABLE", "the run could not be dispatched to a runner"));
       }
     });
+  }
+
+  /** Hands messages to a run, started or about to be (its inbox, libs/runs run-inbox.ts). */
+  offer(runId: string, entries: readonly InboxEntry[]): Promise<void> {
+    return this.deps.registry.inbox.offer(runId, entries);
+  }
+
+  /** The run's record as the registry holds it (null once it is gone). */
+  recorded(runId: string): Promise<RunRecord | null> {
+    return this.deps.registry.get(runId);
   }
 
   /** A run registered before (by this replica's predecessor): follow it to its end. */

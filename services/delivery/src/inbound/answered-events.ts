@@ -39,11 +39,14 @@ export class AnsweredEvents {
     return (await this.store.values.get(this.key(eventKey))) !== null;
   }
 
-  /** The turn is over: remembered as answered, its kept answer let go, in one round trip. */
-  async mark(eventKey: string): Promise<void> {
+  /**
+   * The turn is over: its events (one, or several collected) remembered as answered, the answer
+   * kept under the turn's key (its run id) let go, in one round trip.
+   */
+  async mark(eventKeys: readonly string[], turnKey: string): Promise<void> {
     await this.store.values.writeAll([
-      { key: this.key(eventKey), value: "1", ttlMs: this.windowMs },
-      { key: `delivery:inbound:answer:${eventKey}`, value: null },
+      ...eventKeys.map((eventKey) => ({ key: this.key(eventKey), value: "1", ttlMs: this.windowMs })),
+      { key: `delivery:inbound:answer:${turnKey}`, value: null },
     ]);
   }
 }

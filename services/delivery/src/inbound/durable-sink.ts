@@ -15,7 +15,8 @@ const MAX_EVENT_ID = 200;
  * grouped by session and deduplicated by eventId (against the session's waiting messages and
  * the events answered within the idempotency window), and `accept` resolves only once they are
  * stored. Then the processor is told, and the session's turn starts on this replica unless
- * another already works it.
+ * another already works it; a turn running meanwhile is steered or interrupted by the queue
+ * mode (QueueArrivals) before `accept` resolves.
  */
 export class DurableInboundSink implements InboundSink {
   constructor(
@@ -27,6 +28,8 @@ export class DurableInboundSink implements InboundSink {
       logger: Logger;
       /** Starts working a session's queue (InboundProcessor.kick). */
       kick: (queueKey: string) => void;
+      /** What new messages do to the session's running turn (QueueArrivals.arrived); never rejects. */
+      arrived?: (queueKey: string) => Promise<void>;
     },
   ) {}
 
@@ -46,7 +49,9 @@ export class DurableInboundSink implements InboundSink {
       const answered = await this.deps.answered.which(batch.map((m) => eventKeyOf(origin, m.eventId)));
       const skip = new Set(batch.filter((m) => answered.has(eventKeyOf(origin, m.eventId))).map((m) => m.eventId));
       const { key, added } = await this.deps.store.append(origin, sessionKey, batch, skip);
-      if (added > 0) this.deps.kick(key);
+      if (added === 0) continue;
+      this.deps.kick(key);
+      await this.deps.arrived?.(key);
     }
   }
 }

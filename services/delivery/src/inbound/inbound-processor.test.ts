@@ -2,6 +2,7 @@ import { waitUntil } from "@gw/testing";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_QUEUE, type QueueMode } from "@gw/config";
 import { createLogger } from "@gw/runtime";
 import { createFileDurableStore, createMemoryFastStore, type DurableStore, type FastStore } from "@gw/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -10,6 +11,7 @@ import { StatusBook } from "../status-book.js";
 import { AnsweredEvents } from "./answered-events.js";
 import { InboundProcessor } from "./inbound-processor.js";
 import { InboundStore, type QueuedMessage, type QueueRead } from "./inbound-store.js";
+import type { PlannedTurn } from "./pending-queue.js";
 
 const logger = createLogger({ service: "test", level: "silent" });
 const origin = { channelId: "tg", accountId: "default" };
@@ -18,6 +20,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A turn that records who took which message when, and takes `slowMs` for messages saying "slow". */
 class RecordingTurn {
   readonly taken: Array<{ replica: string; session: string; eventId: string }> = [];
+  /** Each turn's messages, in the order the turns were taken. */
+  readonly turns: string[][] = [];
   readonly gaveUp: string[] = [];
   private readonly running = new Set<string>();
   overlapped = false;
@@ -25,11 +29,15 @@ class RecordingTurn {
   peak = 0;
   failNext = 0;
 
-  constructor(private readonly slowMs = 300) {}
+  constructor(
+    private readonly slowMs = 300,
+    private readonly mode: QueueMode = "followup",
+  ) {}
 
   forReplica(replica: string) {
     return {
-      take: async (read: QueueRead, item: QueuedMessage) => {
+      queueOf: () => ({ ...DEFAULT_QUEUE, mode: this.mode }),
+      take: async (read: QueueRead, turn: PlannedTurn) => {
         if (this.failNext > 0) {
           this.failNext--;
           throw new Error("the bus is away");
@@ -38,9 +46,11 @@ class RecordingTurn {
         if (this.running.has(session)) this.overlapped = true;
         this.running.add(session);
         this.peak = Math.max(this.peak, this.running.size);
-        await sleep(item.message.text.includes("slow") ? this.slowMs : 5);
+        await sleep(turn.items.some((item) => item.message.text.includes("slow")) ? this.slowMs : 5);
         this.running.delete(session);
-        this.taken.push({ replica, session, eventId: item.message.eventId });
+        for (const item of turn.items) this.taken.push({ replica, session, eventId: item.message.eventId });
+        this.turns.push(turn.items.map((item) => item.message.eventId));
+        return { steered: [], aborted: false };
       },
       giveUp: async (_read: QueueRead, item: QueuedMessage) => void this.gaveUp.push(item.message.eventId),
     };
@@ -101,6 +111,28 @@ describe("InboundProcessor", () => {
     expect(turn.overlapped).toBe(false);
     // Taken off the store once done: nothing is left for a restart to answer again.
     await waitUntil(async () => (await r.store.keys()).length === 0, { timeoutMs: 10_000 });
+  });
+
+  it("collect: the messages that arrived during a turn are the next turn, together, and leave the store", async () => {
+    const turn = new RecordingTurn(300, "collect");
+    const r = await replica("a", turn);
+    await post(r, "tg:42", "1", "slow one");
+    await waitUntil(() => turn.peak === 1, { timeoutMs: 10_000 });
+    for (const id of ["2", "3", "4"]) await post(r, "tg:42", id);
+    await waitUntil(() => turn.taken.length === 4, { timeoutMs: 10_000 });
+    expect(turn.turns).toEqual([["1"], ["2", "3", "4"]]);
+    await waitUntil(async () => (await r.store.keys()).length === 0, { timeoutMs: 10_000 });
+  });
+
+  it("collect: a turn tagged before a crash is taken up again with exactly its messages", async () => {
+    const turn = new RecordingTurn(5, "collect");
+    const r = await replica("a", turn, { scanEveryMs: 60_000 });
+    const key = await r.store.append(origin, "tg:7", [inboundMessage("1"), inboundMessage("2")], new Set()).then((a) => a.key);
+    // As a dead replica left it: messages 1 and 2 tagged with its turn, 3 stored after.
+    await r.store.change(key, (q) => ({ ...q, items: q.items.map((item) => ({ ...item, turn: "in:tg:default:1" })) }));
+    await post(r, "tg:7", "3");
+    await waitUntil(() => turn.taken.length === 3, { timeoutMs: 10_000 });
+    expect(turn.turns).toEqual([["1", "2"], ["3"]]);
   });
 
   it("works different sessions side by side", async () => {
@@ -182,7 +214,7 @@ describe("InboundProcessor", () => {
   it("skips a message whose turn is already over (answered before a crash)", async () => {
     const turn = new RecordingTurn();
     const r = await replica("a", turn);
-    await new AnsweredEvents(fastStore, 60_000).mark("in:tg:default:1");
+    await new AnsweredEvents(fastStore, 60_000).mark(["in:tg:default:1"], "in:tg:default:1");
     await post(r, "tg:42", "1");
     await post(r, "tg:42", "2");
     await waitUntil(() => turn.taken.length === 1, { timeoutMs: 10_000 });

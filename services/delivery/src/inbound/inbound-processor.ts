@@ -4,8 +4,9 @@ import { type FastStore, type HeldLease, leaseTiming, withLease } from "@gw/stor
 import type { StatusBook } from "../status-book.js";
 import type { AnsweredEvents } from "./answered-events.js";
 import { eventKeyOf } from "./conversation.js";
-import type { InboundStore, QueueRead, QueuedMessage } from "./inbound-store.js";
-import type { InboundTurn } from "./inbound-turn.js";
+import type { InboundStore, QueueRead } from "./inbound-store.js";
+import type { InboundTurn, TurnOutcome } from "./inbound-turn.js";
+import { endTurn, type PlannedTurn, planTurn, runningTurn } from "./pending-queue.js";
 
 export interface InboundProcessorOptions {
   /** This process, as the holder of a session's lease. */
@@ -23,8 +24,8 @@ export interface InboundProcessorOptions {
 export interface InboundProcessorDeps {
   store: InboundStore;
   answered: AnsweredEvents;
-  /** Takes one message's turn (InboundTurn); throws when the gateway's side failed. `giveUp` never throws. */
-  turn: Pick<InboundTurn, "take" | "giveUp">;
+  /** Takes one turn (InboundTurn); throws when the gateway's side failed. `giveUp` never throws. */
+  turn: Pick<InboundTurn, "take" | "giveUp" | "queueOf">;
   fastStore: FastStore;
   status: StatusBook;
   logger: Logger;
@@ -126,39 +127,77 @@ export class InboundProcessor {
   }
 
   /**
-   * Takes the session's messages in order while the lease is ours (a turn never starts once it
-   * may be gone); true when the queue ran out, false when the session waits or the lease went.
+   * Takes the session's turns in order while the lease is ours (a turn never starts once it may
+   * be gone); true when the queue ran out, false when the session waits or the lease went.
    */
   private async drain(key: string, lease: HeldLease): Promise<boolean> {
     while (!this.stopped) {
       const read = await this.deps.store.read(key);
-      const item = read?.queue.items[0];
-      if (read === null || item === undefined) return true;
-      if (!lease.held() || !(await this.step(read, item))) return false;
+      if (read === null || read.queue.items.length === 0) return true;
+      if (!lease.held()) return false;
+      const next = await this.nextTurn(read);
+      if (next !== null && !(await this.step(next.read, next.turn))) return false;
     }
     return true;
   }
 
-  /** One message's turn; false when the session should wait (the gateway's side failed). */
-  private async step(read: QueueRead, item: QueuedMessage): Promise<boolean> {
+  /**
+   * The turn under way (taken up again after a crash), or the next one by the session's queue
+   * mode, its messages tagged before its run starts; null when another writer changed the
+   * record meanwhile (the caller reads it again).
+   */
+  private async nextTurn(read: QueueRead): Promise<{ read: QueueRead; turn: PlannedTurn } | null> {
+    const running = runningTurn(read.queue);
+    if (running !== undefined) return { read, turn: running };
+    const head = read.queue.items[0]!;
+    const planned = planTurn(read.queue, this.deps.turn.queueOf(read.queue, head.message).mode)!;
+    if (planned.tagged === undefined) return { read, turn: planned.turn };
+    const tagged = await this.deps.store.replace(read, planned.tagged);
+    return tagged === null ? null : { read: tagged, turn: planned.turn };
+  }
+
+  /** One turn; false when the session should wait (the gateway's side failed). */
+  private async step(read: QueueRead, turn: PlannedTurn): Promise<boolean> {
     const { queue } = read;
-    const eventKey = eventKeyOf({ channelId: queue.channelId, accountId: queue.accountId }, item.message.eventId);
+    const origin = { channelId: queue.channelId, accountId: queue.accountId };
+    const eventKeys = turn.items.map((item) => eventKeyOf(origin, item.message.eventId));
+    let outcome: TurnOutcome = { steered: [], aborted: false };
     try {
-      if (!(await this.deps.answered.has(eventKey))) await this.deps.turn.take(read, item);
+      const answered = await this.deps.answered.which(eventKeys);
+      if (answered.size < eventKeys.length) outcome = await this.deps.turn.take(read, turn);
     } catch (err) {
-      if (Date.now() - item.receivedAt < this.opts.retryForMs) {
+      const head = turn.items[0]!;
+      if (Date.now() - head.receivedAt < this.opts.retryForMs) {
         const count = (this.failures.get(read.key)?.count ?? 0) + 1;
         this.failures.set(read.key, { count, until: Date.now() + retryDelay(count - 1, SESSION_BACKOFF) });
-        this.deps.logger.warn({ err, eventKey, failures: count }, "an inbound turn failed; the session will try again");
+        this.deps.logger.warn({ err, runId: turn.runId, failures: count }, "an inbound turn failed; the session will try again");
         return false;
       }
-      this.deps.logger.error({ err, eventKey }, "an inbound message is dropped after failing for too long");
-      this.deps.status.inboundFailure(queue.channelId, queue.accountId, `dropped ${eventKey}: ${(err as Error).message}`);
-      await this.deps.turn.giveUp(read, item);
+      this.deps.logger.error({ err, runId: turn.runId }, "an inbound turn is dropped after failing for too long");
+      this.deps.status.inboundFailure(queue.channelId, queue.accountId, `dropped ${turn.runId}: ${(err as Error).message}`);
+      await this.deps.turn.giveUp(read, head);
     }
     this.failures.delete(read.key);
-    await this.deps.answered.mark(eventKey);
-    await this.deps.store.remove(read.key, item.message.eventId, read);
+    await this.finish(read, turn, outcome, eventKeys);
     return true;
+  }
+
+  /**
+   * The turn is over: its messages, and those its run read, are remembered as answered and leave
+   * the store; an interrupted turn's messages wait for the next turn instead.
+   */
+  private async finish(read: QueueRead, turn: PlannedTurn, outcome: TurnOutcome, eventKeys: string[]): Promise<void> {
+    const { queue } = read;
+    const origin = { channelId: queue.channelId, accountId: queue.accountId };
+    const interrupted = outcome.aborted && (await this.deps.store.read(read.key))?.queue.interrupt === turn.runId;
+    const steered = new Set(outcome.steered);
+    if (!interrupted) await this.deps.answered.mark([...eventKeys, ...[...steered].map((id) => eventKeyOf(origin, id))], turn.runId);
+    const only = turn.items[0]!;
+    if (turn.items.length === 1 && only.turn === undefined && steered.size === 0) {
+      await this.deps.store.remove(read.key, only.message.eventId, read);
+      return;
+    }
+    const eventIds = turn.items.map((item) => item.message.eventId);
+    await this.deps.store.change(read.key, (current) => endTurn(current, { runId: turn.runId, eventIds, steered, interrupted }));
   }
 }

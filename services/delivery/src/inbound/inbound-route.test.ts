@@ -1,6 +1,6 @@
 import type { InboundMessage } from "@gw/channels";
 import { DmPolicySchema } from "@gw/channels";
-import { type Binding, GatewayConfigSchema } from "@gw/config";
+import { type Binding, DEFAULT_QUEUE, GatewayConfigSchema } from "@gw/config";
 import { describe, expect, it } from "vitest";
 import type { ChannelAccount } from "../channel-directory.js";
 import { routeOf } from "./inbound-route.js";
@@ -18,7 +18,17 @@ describe("routeOf", () => {
       agentId: "main",
       binding: undefined,
       policy: account.inbound,
+      queue: DEFAULT_QUEUE,
     });
+  });
+
+  it("takes the queue of the binding, else of the account (or channel), else followup", () => {
+    const collecting = { ...account, inbound: { ...account.inbound, queue: { mode: "collect", cap: 20, drop: "oldest" } } } as ChannelAccount;
+    const steer = { mode: "steer", cap: 5, drop: "summarize" } as const;
+    const bindings: Binding[] = [{ match: { channel: "tg", peer: "42" }, agentId: "personal", queue: steer }];
+    expect(routeOf(bindings, collecting, msg).queue).toEqual(steer);
+    expect(routeOf(bindings, collecting, { ...msg, chat: "43", sender: "43" }).queue).toMatchObject({ mode: "collect" });
+    expect(routeOf([], account, msg).queue).toEqual(DEFAULT_QUEUE);
   });
 
   it("takes the matching binding's agent and its dmPolicy over the account's", () => {

@@ -14,6 +14,7 @@ import { DurableInboundSink } from "./durable-sink.js";
 import { InboundProcessor } from "./inbound-processor.js";
 import { InboundStore } from "./inbound-store.js";
 import { InboundTurn } from "./inbound-turn.js";
+import { QueueArrivals } from "./queue-arrivals.js";
 import { type PairingEntry, PairingBook } from "./sender-approval-book.js";
 import type { InboundSink } from "./sink.js";
 import { WebhookRouter } from "./webhook-router.js";
@@ -95,7 +96,8 @@ export async function startInbound(deps: InboundDeps): Promise<Inbound> {
       ...(deps.scanEveryMs === undefined ? {} : { scanEveryMs: deps.scanEveryMs }),
     },
   );
-  const sink = new DurableInboundSink({ ...deps, store, answered, kick: (key) => processor.kick(key) });
+  const arrivals = new QueueArrivals({ ...deps, store, registry: deps.runs.registry, queueOf: (queue, msg) => turn.queueOf(queue, msg) });
+  const sink = new DurableInboundSink({ ...deps, store, answered, kick: (key) => processor.kick(key), arrived: (key) => arrivals.arrived(key) });
   const router = new WebhookRouter({ ...deps, sink });
 
   const served: Unsubscribe[] = [

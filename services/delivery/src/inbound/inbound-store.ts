@@ -33,6 +33,12 @@ const MessageSchema = z.object({
 const QueuedSchema = z.object({
   message: MessageSchema,
   receivedAt: z.number(),
+  /** The run id of the turn that answers it, from before that run starts (pending-queue.ts). */
+  turn: z.string().optional(),
+  /** The run id of the running turn it was handed to (steer), until that run is over. */
+  steer: z.string().optional(),
+  /** Turns of it that were interrupted. */
+  tries: z.number().optional(),
 });
 
 const SessionQueueSchema = z.object({
@@ -40,6 +46,8 @@ const SessionQueueSchema = z.object({
   accountId: z.string(),
   sessionKey: z.string(),
   items: z.array(QueuedSchema),
+  /** The run id of a turn being aborted for newer messages (interrupt). */
+  interrupt: z.string().optional(),
 });
 
 export type QueuedMessage = z.output<typeof QueuedSchema>;
@@ -128,7 +136,21 @@ export class InboundStore {
       const next = without(seen.queue);
       if (next === undefined || (await this.write(key, next, seen.revision))) return;
     }
-    await this.modify(key, without);
+    await this.change(key, without);
+  }
+
+  /**
+   * Writes `next` in place of the record as `seen`; null when the record changed meanwhile (read
+   * it again and decide again).
+   */
+  async replace(seen: QueueRead, next: SessionQueue): Promise<QueueRead | null> {
+    try {
+      const revision = await this.kv.update(seen.key, encode(next), seen.revision);
+      return { key: seen.key, queue: next, revision };
+    } catch (err) {
+      if (isGatewayError(err) && err.code === "CONFLICT") return null;
+      throw err;
+    }
   }
 
   /** Every session with messages waiting (and, briefly, ones just emptied). */
@@ -136,14 +158,18 @@ export class InboundStore {
     return this.kv.keys();
   }
 
-  private async modify(key: string, change: (queue: SessionQueue) => SessionQueue | undefined): Promise<void> {
+  /**
+   * Applies `change` to the record, read again for as long as another writer gets there first;
+   * answers the record written, undefined when there was no record or nothing to change.
+   */
+  async change(key: string, change: (queue: SessionQueue) => SessionQueue | undefined): Promise<SessionQueue | undefined> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       if (round > 0) await jitter();
       const read = await this.read(key);
-      if (read === null) return;
+      if (read === null) return undefined;
       const next = change(read.queue);
-      if (next === undefined) return;
-      if (await this.write(key, next, read.revision)) return;
+      if (next === undefined) return undefined;
+      if (await this.write(key, next, read.revision)) return next;
     }
     throw new GatewayError("UNAVAILABLE", `too many concurrent writers on inbound queue ${key}`);
   }

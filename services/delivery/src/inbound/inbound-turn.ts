@@ -1,5 +1,5 @@
 import type { InboundMessage } from "@gw/channels";
-import type { Binding } from "@gw/config";
+import { type Binding, DEFAULT_QUEUE, type QueueSettings } from "@gw/config";
 import type { DeliverySendRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { ChannelAccount, ChannelDirectory } from "../channel-directory.js";
@@ -10,7 +10,8 @@ import type { AgentTurns } from "./agent-turns.js";
 import type { AnsweredEvents } from "./answered-events.js";
 import { eventKeyOf, turnText } from "./conversation.js";
 import { type InboundRoute, routeOf } from "./inbound-route.js";
-import type { QueueRead, QueuedMessage } from "./inbound-store.js";
+import type { QueueRead, QueuedMessage, SessionQueue } from "./inbound-store.js";
+import { capTurn, inboxEntryOf, type PlannedTurn } from "./pending-queue.js";
 import type { PairingBook, PairingEntry } from "./sender-approval-book.js";
 import { allowListed, judgeSender, needsApprovalLookup, type Verdict } from "./sender-policy.js";
 import type { InboundOrigin } from "./sink.js";
@@ -42,61 +43,88 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** How a turn ended, for the session's record: what its run read of its inbox, and whether it was aborted. */
+export interface TurnOutcome {
+  steered: readonly string[];
+  aborted: boolean;
+}
+
+const NOTHING_RAN: TurnOutcome = { steered: [], aborted: false };
+
 /**
- * One stored message's turn (DESIGN §9 inbound-router: event -> session -> run -> answer): the
- * sender policy, then a pairing code, nothing, or the agent's run and its answer in the same
- * chat and thread. The run's id and the answer's idempotency key are the event's key, so a
+ * One turn of a session (DESIGN §9 inbound-router: event -> session -> run -> answer): one
+ * stored message, or several collected (issue 26 §1, pending-queue.ts). Each message meets the
+ * sender policy: a pairing code, nothing, or a place in the agent's run, whose answer goes to the
+ * chat and thread. The run's id and the answer's idempotency key are the turn's run id, so a
  * turn taken up again after a crash follows the run it started and sends the answer once. The
- * answer is stored with the message before it is sent, so a replay sends it without running
+ * answer is stored with the messages before it is sent, so a replay sends it without running
  * the agent again. Failures of the turn itself (the run failed, the platform refused the answer)
  * are recorded in channels.status and end the turn; failures of the gateway's own machinery
- * (store, bus) propagate, and the message stays queued for another try.
+ * (store, bus) propagate, and the messages stay queued for another try.
  */
 export class InboundTurn {
   constructor(private readonly deps: InboundTurnDeps) {}
 
-  async take(read: QueueRead, item: QueuedMessage): Promise<void> {
+  /** The queue settings of a session's messages (its route's); followup for an account no longer configured. */
+  queueOf(queue: SessionQueue, msg: InboundMessage): QueueSettings {
+    const account = this.deps.directory.account(queue.channelId, queue.accountId);
+    if (account === undefined || account.accountId !== queue.accountId) return DEFAULT_QUEUE;
+    return routeOf(this.deps.bindings, account, msg).queue;
+  }
+
+  async take(read: QueueRead, turn: PlannedTurn): Promise<TurnOutcome> {
     const { queue } = read;
-    const msg = item.message;
+    const head = turn.items[0]!.message;
     const origin = { channelId: queue.channelId, accountId: queue.accountId };
-    const eventKey = eventKeyOf(origin, msg.eventId);
     const account = this.deps.directory.account(origin.channelId, origin.accountId);
     if (account === undefined || account.accountId !== origin.accountId) {
-      this.deps.logger.warn({ eventKey }, "an inbound message for an account no longer configured is dropped");
-      return;
+      this.deps.logger.warn({ runId: turn.runId }, "an inbound message for an account no longer configured is dropped");
+      return NOTHING_RAN;
     }
-    let answer = await this.deps.answered.answerOf(eventKey);
-    if (answer === undefined) {
-      const route = routeOf(this.deps.bindings, account, msg);
+    const kept = await this.deps.answered.answerOf(turn.runId);
+    if (kept !== undefined) {
+      await this.answer(account, turn.runId, head.chat, head.threadId, kept);
+      return { steered: (await this.deps.turns.recorded(turn.runId))?.steered ?? [], aborted: false };
+    }
+    const route = routeOf(this.deps.bindings, account, head);
+    const answering = await this.admit(account, route, origin, turn.items);
+    const last = answering.at(-1)?.message;
+    if (last === undefined) return NOTHING_RAN;
+    this.deps.status.routed(account.channelId, account.accountId, {
+      chat: last.chat,
+      threadId: last.threadId ?? "",
+      agentId: route.agentId || this.deps.defaultAgent,
+      binding: route.binding ?? -1,
+      at: Date.now(),
+    });
+    const stopTyping = startTyping(account.adapter, last.chat, last.threadId, this.deps.logger, last.eventId);
+    try {
+      const ran = await this.run(account, route, read, answering, turn.runId);
+      if (ran.text !== undefined) {
+        await this.deps.answered.keepAnswer(turn.runId, ran.text);
+        await this.answer(account, turn.runId, last.chat, last.threadId, ran.text);
+      }
+      return { steered: ran.steered, aborted: ran.aborted };
+    } finally {
+      stopTyping();
+    }
+  }
+
+  /** The turn's messages the agent answers; the others get a pairing code or nothing, each once. */
+  private async admit(account: ChannelAccount, route: InboundRoute, origin: InboundOrigin, items: readonly QueuedMessage[]): Promise<QueuedMessage[]> {
+    const answering: QueuedMessage[] = [];
+    for (const item of items) {
+      const msg = item.message;
+      const eventKey = eventKeyOf(origin, msg.eventId);
       const verdict = await this.verdict(route, origin, msg);
       if (verdict.kind === "ignore") {
         this.deps.logger.debug({ eventKey, reason: verdict.reason }, "inbound message not answered");
-        return;
-      }
-      if (verdict.kind === "pair") {
+      } else if (verdict.kind === "pair") {
         const { entry, notify } = await this.deps.pairing.request(origin, msg);
         if (notify) await this.answer(account, eventKey, msg.chat, msg.threadId, pairingText(entry));
-        return;
-      }
-      this.deps.status.routed(account.channelId, account.accountId, {
-        chat: msg.chat,
-        threadId: msg.threadId ?? "",
-        agentId: route.agentId || this.deps.defaultAgent,
-        binding: route.binding ?? -1,
-        at: Date.now(),
-      });
-      const stopTyping = startTyping(account.adapter, msg.chat, msg.threadId, this.deps.logger, msg.eventId);
-      try {
-        answer = await this.run(account, route, read, msg, eventKey);
-        if (answer === undefined) return;
-        await this.deps.answered.keepAnswer(eventKey, answer);
-        await this.answer(account, eventKey, msg.chat, msg.threadId, answer);
-      } finally {
-        stopTyping();
-      }
-      return;
+      } else answering.push(item);
     }
-    await this.answer(account, eventKey, msg.chat, msg.threadId, answer);
+    return answering;
   }
 
   /**
@@ -126,34 +154,38 @@ export class InboundTurn {
   }
 
   /**
-   * The agent's answer; for a failed run, the configured short reply (the failure is logged and
-   * in channels.status); undefined when there is nothing to send (the run said nothing, it was
-   * aborted, or the reply is configured empty).
+   * The agent's run over the turn's messages (the newest `cap` as its input, older ones handed
+   * over as context) and its answer; for a failed run, the configured short reply (the failure
+   * is logged and in channels.status); no text when there is nothing to send (the run said
+   * nothing, it was aborted, or the reply is configured empty).
    */
   private async run(
     account: ChannelAccount,
     route: InboundRoute,
     read: QueueRead,
-    msg: QueuedMessage["message"],
-    eventKey: string,
-  ): Promise<string | undefined> {
+    items: readonly QueuedMessage[],
+    runId: string,
+  ): Promise<TurnOutcome & { text?: string }> {
+    const { left, input, note } = capTurn(items, route.queue, (item) => turnText(item.message));
+    if (left.length > 0) await this.deps.turns.offer(runId, left.map((item) => inboxEntryOf(item, "context")));
+    const last = input.at(-1)!.message;
     const record = await this.deps.turns.run({
-      runId: eventKey,
+      runId,
       sessionKey: read.queue.sessionKey,
       agentId: route.agentId,
-      message: turnText(msg),
-      sender: msg.senderName ?? msg.sender,
+      message: [...(note === undefined ? [] : [note]), ...input.map((item) => turnText(item.message))].join("\n\n"),
+      sender: last.senderName ?? last.sender,
     });
     if (record.state === "error") {
       const code = record.error?.code ?? "INTERNAL";
       const why = `${code}: ${record.error?.message ?? "the run failed"}`;
       const reply = failureReply(code, this.deps.replies);
-      this.deps.logger.warn({ eventKey, error: why, replied: reply !== "" }, "the agent's run for an inbound message failed");
-      this.deps.status.inboundFailure(account.channelId, account.accountId, `run ${eventKey} failed: ${why}`);
-      return reply === "" ? undefined : reply;
+      this.deps.logger.warn({ runId, error: why, replied: reply !== "" }, "the agent's run for an inbound message failed");
+      this.deps.status.inboundFailure(account.channelId, account.accountId, `run ${runId} failed: ${why}`);
+      return { steered: [], aborted: code === "ABORTED", ...(reply === "" ? {} : { text: reply }) };
     }
     const text = (record.payloads ?? []).map((p) => p.text).join("\n\n");
-    return text.trim() === "" ? undefined : text;
+    return { steered: record.steered ?? [], aborted: false, ...(text.trim() === "" ? {} : { text }) };
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { DmPolicy, InboundMessage } from "@gw/channels";
+import type { QueueSettings } from "@gw/config";
 
 /** Who may talk to the agent through one account (DESIGN §7 `dmPolicy`, `allowFrom`, `groups`). */
 export interface InboundPolicy {
@@ -9,6 +10,8 @@ export interface InboundPolicy {
   requireMention: boolean;
   /** The agent that answers (undefined: the default agent). */
   agent?: string;
+  /** The account's queue mode for messages arriving during a run (undefined: followup). */
+  queue?: QueueSettings;
 }
 
 /** The settings keys every channel kind shares (libs/channels channel-settings.ts). */
@@ -17,6 +20,7 @@ export interface InboundSettings {
   allowFrom: string[];
   agent?: string;
   groups?: { requireMention: boolean };
+  queue?: QueueSettings;
 }
 
 export function inboundPolicyOf(settings: InboundSettings): InboundPolicy {
@@ -25,6 +29,7 @@ export function inboundPolicyOf(settings: InboundSettings): InboundPolicy {
     allowFrom: settings.allowFrom.map(normaliseSender),
     requireMention: settings.groups?.requireMention ?? true,
     ...(settings.agent === undefined ? {} : { agent: settings.agent }),
+    ...(settings.queue === undefined ? {} : { queue: settings.queue }),
   };
 }
 
