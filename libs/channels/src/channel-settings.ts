@@ -5,6 +5,7 @@
  * validated per account after the channel's keys and the account's own have been merged
  * (channel-accounts.ts). Strict, so a misspelt key fails at start instead of doing nothing.
  */
+import { QueueSchema } from "@gw/config";
 import { z } from "zod";
 
 /** Text that is not empty once trimmed; `what` names the key in the message. */
@@ -74,6 +75,8 @@ export const COMMON_SETTINGS = {
   agent: nonEmpty("agent").optional(),
   /** In groups the agent answers only when the bot is mentioned (or replied to), unless false. */
   groups: z.strictObject({ requireMention: z.boolean().default(true) }).optional(),
+  /** Messages that arrive while the agent answers (a binding's `queue` wins); default followup. */
+  queue: QueueSchema.optional(),
 };
 
 /** The common keys as a plugin's `create` and delivery's inbound policy read them. */

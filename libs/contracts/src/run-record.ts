@@ -61,8 +61,27 @@ export const RunRecordSchema = z.object({
   model: z.string().optional(),
   /** The fallbacks its model calls took, in order; absent when none. */
   fallbacks: z.array(RouteFallbackSchema).optional(),
+  /** Ids of the messages handed to the run while it ran (its inbox, steer mode) that it read. */
+  steered: z.array(z.string()).optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+/**
+ * A message handed to a run after it was started (issue 26 §1; libs/runs run-inbox.ts):
+ * - `steer`: a person's message that arrived while the run was going; the run reads it at its
+ *   next model call (after the current tool results) and lists its id in its record's `steered`;
+ * - `context`: an older message the run's starter left out of the turn's input (a queue cap); the
+ *   run stores it in the session before its own message and never gives it to the model.
+ */
+export const InboxEntrySchema = z.object({
+  id: z.string(),
+  kind: z.enum(["steer", "context"]),
+  text: z.string(),
+  sender: z.string(),
+  /** Epoch ms it arrived: the inbox's order. */
+  at: z.number(),
+});
+export type InboxEntry = z.infer<typeof InboxEntrySchema>;
 
 export function isFinal(state: RunState): boolean {
   return state === "done" || state === "error";

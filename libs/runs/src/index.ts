@@ -29,4 +29,5 @@ export { inSeqOrder, retentionFor, type RunEventLog, type RunEventRetention } fr
 export { InProcessRunQueue } from "./in-process-run-queue.js";
 export { JetStreamRunQueue, type JetStreamRunQueueOptions, runQueueNames } from "./jetstream-run-queue.js";
 export type { RunConsumer, RunHandler, RunQueue } from "./run-queue.js";
+export { RunInbox, requestRunAbort } from "./run-inbox.js";
 export { type LiveRun, registryOptionsFor, RunRegistry, type RunRegistryOptions } from "./run-registry.js";

@@ -189,6 +189,19 @@ export function describeRunRegistryContract(name: string, setup: () => Promise<R
       });
     });
 
+    describe("inbox", () => {
+      it("shows what one instance hands a run to another, oldest first, once each, for that run only", async () => {
+        const [runId, other] = [uniqueRunId("inbox"), uniqueRunId("inbox")];
+        const entry = (id: string, at: number) => ({ id, kind: "steer" as const, text: `text ${id}`, sender: "Ada", at });
+        expect(await pair.b.inbox.read(runId)).toEqual([]);
+        await pair.a.inbox.offer(runId, [entry("m2", 2), entry("m1", 1)]);
+        await pair.a.inbox.offer(runId, [entry("m1", 1)]);
+        await pair.a.inbox.offer(other, [entry("x", 1)]);
+        expect((await pair.b.inbox.read(runId)).map((e) => e.id)).toEqual(["m1", "m2"]);
+        expect(await pair.b.inbox.read(other)).toEqual([entry("x", 1)]);
+      });
+    });
+
     describe("session locks", () => {
       it("lets exactly one of racing runs take a session's lock", async () => {
         const session = uniqueRunId("session");

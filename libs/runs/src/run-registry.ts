@@ -1,6 +1,7 @@
 import { decodeJson, GatewayError, isFinal, type RunRecord, RunRecordSchema } from "@gw/contracts";
 import { type BackoffPolicy, retryDelay, sleep } from "@gw/runtime";
 import type { FastStore } from "@gw/store";
+import { RunInbox } from "./run-inbox.js";
 
 /** A record read back from the store, through its schema. */
 function parseRecord(raw: string): RunRecord {
@@ -59,10 +60,15 @@ export interface LiveRun {
  * the per-session lock that serialises runs on one session (`runlock:<sessionKey>`).
  */
 export class RunRegistry {
+  /** Messages handed to runs after their start (run-inbox.ts). */
+  readonly inbox: RunInbox;
+
   constructor(
     private readonly store: FastStore,
     readonly opts: RunRegistryOptions = DEFAULT_REGISTRY_OPTIONS,
-  ) {}
+  ) {
+    this.inbox = new RunInbox(store, opts.liveTtlMs);
+  }
 
   /** Registers a new run; a runId that is live or still retained is a CONFLICT. */
   async create(record: RunRecord): Promise<void> {
@@ -168,7 +174,7 @@ export class RunRegistry {
    */
   beginFinish(
     record: RunRecord,
-    outcome: Pick<RunRecord, "payloads" | "error" | "finishReason" | "toolCalls" | "usage" | "model" | "fallbacks">,
+    outcome: Pick<RunRecord, "payloads" | "error" | "finishReason" | "toolCalls" | "usage" | "model" | "fallbacks" | "steered">,
   ): { final: RunRecord; written: Promise<void> } {
     const final: RunRecord = {
       ...record,

@@ -11,6 +11,7 @@ import type {
 } from "../providers/model-provider.js";
 import type { ToolContext, ToolRegistry } from "../tools/tool-registry.js";
 import { pairToolTurns } from "./conversation.js";
+import type { InboxReader } from "./inbox-reader.js";
 import type { RunEventPublisher } from "./run-event-publisher.js";
 
 export interface LoopInput {
@@ -33,6 +34,8 @@ export interface LoopInput {
   ctx: ToolContext;
   /** Settles once the run is confirmed as this runner's: tools wait for it. */
   confirmed?: Promise<unknown>;
+  /** Messages handed to the run while it goes (steer), read before each model call. */
+  inbox?: Pick<InboxReader, "next">;
 }
 
 export interface LoopResult {
@@ -110,6 +113,8 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
   const shown = { thinking: input.thinking !== undefined };
   let text = "";
   for (let round = 0; round < input.maxToolRounds; round++) {
+    const steered = await input.inbox?.next();
+    if (steered !== undefined) added.push(steered);
     const turn = await modelTurn(input, added, round, usage, shown);
     text += turn.text;
     added.push({ role: "assistant", content: turn.text, ...(turn.calls.length ? { toolCalls: turn.calls } : {}) });

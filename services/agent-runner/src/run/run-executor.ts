@@ -1,20 +1,21 @@
 import { beginSpan, type Bus, currentRequestId, type Subjects } from "@gw/bus";
 import type { GatewayConfig } from "@gw/config";
-import type { RunRecord, RunRequest } from "@gw/contracts";
+import type { RunRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { RunRegistry } from "@gw/runs";
 import type { AgentConfig, AgentDirectory } from "../agent-directory.js";
 import type { Thinking } from "../providers/model-provider.js";
-import type { RouteReport } from "../providers/model-router.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import { type LoopResult, runAgentLoop } from "./agent-loop.js";
+import { runAgentLoop } from "./agent-loop.js";
 import type { AnswerDelivery } from "./answer-delivery.js";
 import { clientRequest } from "./client-request.js";
 import { fromRunMessage, runImages, toolResultTurn, userMessage } from "./conversation.js";
 import { checkImageInput } from "./image-input.js";
+import { InboxReader } from "./inbox-reader.js";
 import { RunAborted, RunNotOurs, RunTimedOut, runFailure } from "./run-errors.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
+import { announce, type ExecutedRun, finalOutcome, type RunFacts, routeData } from "./run-outcome.js";
 import { messageToEntry, type SessionClient, type SessionView } from "./session-client.js";
 import type { SessionLocks } from "./session-lock.js";
 
@@ -51,23 +52,6 @@ export interface RunSummary {
 
 export interface RunObserver {
   finished(summary: RunSummary): void;
-}
-
-/** What `execute` learned on the way, for the run's summary even when it fails. */
-interface RunFacts {
-  agentId: string;
-  model: string;
-  /** Which model answered and the fallbacks taken, once the run has a model. */
-  route?: RouteReport;
-}
-
-/** The lifecycle end/error data and the run's record: the model that answered and the fallbacks taken. */
-function routeData(facts: RunFacts): Pick<RunRecord, "model" | "fallbacks"> {
-  if (facts.route === undefined) return {};
-  return {
-    ...(facts.route.answered ? { model: facts.route.answered } : {}),
-    ...(facts.route.fallbacks.length ? { fallbacks: [...facts.route.fallbacks] } : {}),
-  };
 }
 
 const HEARTBEAT_MS = 2_000;
@@ -113,7 +97,7 @@ async function execute(
   confirmed: Promise<unknown>,
   lock: SessionLock,
   facts: RunFacts,
-): Promise<LoopResult> {
+): Promise<ExecutedRun> {
   if (req.deliver) await deps.delivery.check(req);
   // An unknown agent fails the run before it waits for the session.
   const requested = req.agentId === "" ? undefined : deps.directory.get(req.agentId);
@@ -133,6 +117,7 @@ async function execute(
     ? toolResultTurn(session.messages, req.toolCallTurn, req.toolResults)
     : [userMessage(req.message, runImages(req.attachments))];
   const history = checkImageInput(deps.providers.textOnlyModel(facts.model), session.messages, turn);
+  const inbox = req.ephemeral ? undefined : new InboxReader(deps.registry.inbox, req.runId);
   const result = await runAgentLoop({
     provider,
     model,
@@ -147,48 +132,18 @@ async function execute(
     events,
     ctx: { signal, agentId: agent.id, sessionKey: req.sessionKey, runId: req.runId },
     confirmed,
+    ...(inbox ? { inbox } : {}),
   });
   await confirmed;
   signal.throwIfAborted();
   if (!req.ephemeral) {
-    await deps.sessions.append(
-      req.sessionKey,
-      agent.id,
-      result.added.map((m) => messageToEntry(m, req.runId, { user: req.sender || "user", assistant: agent.name })),
-    );
+    const senders = { user: req.sender || "user", assistant: agent.name };
+    // Messages left out of the turn's input (a queue cap) come first: they were written before it.
+    const context = (inbox?.context ?? []).map((e) => messageToEntry({ role: "user", content: e.text }, req.runId, { ...senders, user: e.sender }));
+    await deps.sessions.append(req.sessionKey, agent.id, [...context, ...result.added.map((m) => messageToEntry(m, req.runId, senders))]);
   }
   if (req.deliver && result.text.trim() !== "") await deps.delivery.enqueue(req, result.text);
-  return result;
-}
-
-/**
- * Records the outcome and sends the terminal event carrying it, at once: the edges answer from
- * the event, so the client does not wait for the registry write. A waiter that reads the
- * registry in that gap sees the run still running and finds it final on its next look.
- */
-async function announce(
-  deps: ExecutorDeps,
-  events: RunEventPublisher,
-  record: RunRecord,
-  outcome: Pick<RunRecord, "payloads" | "error" | "finishReason" | "toolCalls" | "usage" | "model" | "fallbacks">,
-  data: Record<string, unknown>,
-  log: Logger,
-): Promise<void> {
-  const { final, written } = deps.registry.beginFinish(record, outcome);
-  events.emit("lifecycle", data, final);
-  await written.catch((err: unknown) => log.error({ err }, "cannot record the run's outcome"));
-}
-
-/** What a run that ended well records: its answer, and for OpenAI clients why it stopped. */
-function finalOutcome(result: LoopResult): Pick<RunRecord, "payloads" | "finishReason" | "toolCalls" | "usage"> {
-  return {
-    payloads: [{ type: "text", text: result.text }],
-    finishReason: result.finishReason,
-    usage: result.usage,
-    ...(result.clientCalls.length
-      ? { toolCalls: result.clientCalls.map((c) => ({ id: c.id, name: c.name, arguments: JSON.stringify(c.input) })) }
-      : {}),
-  };
+  return { ...result, steered: inbox?.steered ?? [] };
 }
 
 type Claim = NonNullable<Awaited<ReturnType<RunRegistry["beginClaim"]>>>;
@@ -272,7 +227,7 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
     deps.observer?.finished(summary);
     span?.set("gen_ai.agent.id", summary.agentId).set("gen_ai.request.model", summary.model).set("gw.outcome", result).end(result);
   };
-  let outcome: { result: LoopResult } | { err: unknown };
+  let outcome: { result: ExecutedRun } | { err: unknown };
   try {
     outcome = { result: await execute(deps, req, events, controller.signal, confirmed, lock, facts) };
   } catch (err) {
