@@ -20,6 +20,12 @@ export interface FakeModelServer {
    * `{ kind: "status", status: 503 }`, `{ kind: "drop", chunk }`; then the message steers again.
    */
   script(...turns: FakeTurn[]): void;
+  /**
+   * Holds every request from now on (each is recorded in `requests` at once, and answered only
+   * after the release), so a test decides when a run's model call ends; the returned function
+   * releases them all and stops holding.
+   */
+  hold(): () => void;
   close(): Promise<void>;
 }
 
@@ -39,6 +45,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
   const requests: RecordedRequest[] = [];
   const attempts = new Map<string, number>();
   const scripted: FakeTurn[] = [];
+  let held: Promise<void> | undefined;
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readJson(req);
@@ -48,6 +55,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
         return;
       }
       requests.push({ api, headers: req.headers, body });
+      if (held !== undefined) await held;
       const convo = api === "openai" ? openAiConversation(body as never) : anthropicConversation(body as never);
       const key = `${api}:${convo.lastUser}:${convo.toolResults.length}`;
       const attempt = attempts.get(key) ?? 0;
@@ -74,6 +82,17 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     requests,
     script: (...turns) => {
       scripted.push(...turns);
+    },
+    hold: () => {
+      let release = () => undefined as void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      held = gate;
+      return () => {
+        if (held === gate) held = undefined;
+        release();
+      };
     },
     close: () =>
       new Promise((resolve) => {
