@@ -36,10 +36,11 @@ const SESSION_BACKOFF: BackoffPolicy = { baseMs: 1_000, capMs: 60_000, jitter: "
 
 /**
  * Works the stored inbound messages, one session at a time per session across every replica
- * (a lease in the FastStore), each session's messages in arrival order: a message that arrives
- * while its session's run is going waits its turn, none is dropped, and the answers go out in
- * order. The replica that stores a message starts its session at once; the lease holder reads
- * the session's queue again after every message, and once more after it lets the lease go, so a
+ * (a lease in the FastStore), each session's turns in arrival order: a message that arrives
+ * while its session's run is going waits for the next turn (its own, or one collecting every
+ * message waiting, by the queue mode: pending-queue.ts), none is dropped, and the answers go out
+ * in order. The replica that stores a message starts its session at once; the lease holder reads
+ * the session's queue again after every turn, and once more after it lets the lease go, so a
  * message stored by another replica meanwhile is not left behind. Every replica also scans the
  * store (`scanEveryMs`), which resumes the sessions of a replica that died once its lease lapses.
  */
