@@ -2,7 +2,11 @@
 // `npm run bench -- --only soak [--soak-seconds N]`: the soak runs only when named.
 // Starts everything it needs, runs every benchmark against a raw baseline measured in the same
 // run, writes bench/results/<date>.json and the table in bench/README.md.
+import { join } from "node:path";
+// @ts-expect-error: a plain ES module script without type declarations
+import { buildServices } from "../scripts/build-services.mjs";
 import { parseBenchArgs } from "./lib/args.js";
+import { ROOT } from "./lib/procs.js";
 import { type Report, resultsTable, updateReadme, writeResults } from "./lib/report.js";
 import type { BenchResult, Suite } from "./lib/suite.js";
 import { machineInfo } from "./lib/system.js";
@@ -12,6 +16,7 @@ import { deliverySuite } from "./suites/delivery.js";
 import { fanOutSuite } from "./suites/fan-out.js";
 import { idleConnectionsSuite } from "./suites/idle-connections.js";
 import { inboundSuite } from "./suites/inbound.js";
+import { memorySuite } from "./suites/memory.js";
 import { modelFallbackSuite } from "./suites/model-fallback.js";
 import { sessionsScaleSuite } from "./suites/sessions-scale.js";
 import { soakSuite } from "./suites/soak.js";
@@ -20,6 +25,7 @@ import { wsRpcSuite } from "./suites/ws-rpc.js";
 
 // Idle connections last: it leaves the most sockets in TIME_WAIT behind.
 const SUITES: Suite[] = [
+  memorySuite,
   wsRpcSuite,
   tracingSuite,
   chatCompletionsSuite,
@@ -51,6 +57,15 @@ async function main(): Promise<void> {
   }, deadlineMs);
   deadline.unref();
 
+  if (!args.source) {
+    // Production runs compiled JavaScript (no TypeScript loader): so does the gateway measured.
+    const dir = join(ROOT, "bench", "results", "tmp", "dist");
+    await buildServices(dir, ROOT);
+    process.env.GW_SERVICE_BUILD = dir;
+    log(`gateway: the compiled build in ${dir}`);
+  } else {
+    log("gateway: the TypeScript source through tsx (--source)");
+  }
   const results: BenchResult[] = [];
   for (const suite of suites) {
     log(`== ${suite.name}`);

@@ -14,6 +14,11 @@ export interface BenchArgs {
   rounds: number;
   /** How long the soak runs (`--soak-seconds`; default 600, 30 with --quick). */
   soakSeconds: number;
+  /**
+   * Run the gateway's TypeScript source through tsx (`--source`) instead of the compiled build
+   * production runs (the default: `scripts/build-services.mjs` before the first suite).
+   */
+  source: boolean;
 }
 
 function valueOf(argv: string[], flag: string): string | undefined {
@@ -33,5 +38,6 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     seconds: Number(valueOf(argv, "--seconds") ?? (quick ? 1 : 5)),
     rounds: Math.max(1, Number(valueOf(argv, "--rounds") ?? (quick ? 1 : 3))),
     soakSeconds: Math.max(10, Number(valueOf(argv, "--soak-seconds") ?? (quick ? 30 : 600))),
+    source: argv.includes("--source"),
   };
 }

@@ -47,3 +47,9 @@ export function round(value: number, digits = 2): number {
 export function ratio(numerator: number, denominator: number): number {
   return denominator > 0 ? round(numerator / denominator, 3) : Number.NaN;
 }
+
+/** The middle value (the upper one of an even count), ignoring NaN; NaN when nothing is left. */
+export function median(values: number[]): number {
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!;
+}

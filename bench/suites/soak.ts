@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { median } from "../lib/stats.js";
 import { connectSocket, type GatewayUnderTest, startBenchGateway, TOKEN } from "../lib/gateway.js";
 import { runHttpLoad } from "../lib/http-load.js";
 import { eventLoopP99, type ProcessMemory, processMemoryMiB } from "../lib/metrics.js";
@@ -23,11 +24,6 @@ function rssMiB(pid: number | undefined): number {
   } catch {
     return Number.NaN;
   }
-}
-
-function median(values: number[]): number {
-  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!;
 }
 
 const rounded = (v: number) => Math.round(v * 10) / 10;
