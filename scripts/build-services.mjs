@@ -1,6 +1,6 @@
-// Compiles each service's entry point to one JavaScript file in dist/, so the images run plain
-// `node dist/<service>.js` with no TypeScript loader in production. Workspace code (@gw/*) is
-// inlined; every other package stays an ordinary import resolved from node_modules, which the
+// Compiles each service's entry point to one JavaScript file in dist/ (code shared between
+// them and code loaded on demand in dist/chunks/), so the images run plain `node
+// dist/<service>.js` with no TypeScript loader in production. Workspace code (@gw/*) is inlined; every other package stays an ordinary import resolved from node_modules, which the
 // image installs with `npm ci --omit=dev`.
 //   node scripts/build-services.mjs [outdir]
 import { existsSync, readdirSync } from "node:fs";
@@ -48,6 +48,11 @@ export async function buildServices(outdir = "dist", root = ".") {
     bundle: true,
     platform: "node",
     format: "esm",
+    // Code a process loads only when configured (trace export, a YAML config, MCP clients...)
+    // is imported with import(): with splitting it lands in a chunk of its own, and so do the
+    // packages it imports, so a process that never takes that path never loads them.
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
     target: "node20.19",
     sourcemap: true,
     logLevel: "warning",

@@ -1,5 +1,4 @@
 import type { NatsConnection } from "@nats-io/nats-core";
-import { connect } from "@nats-io/transport-node";
 
 export interface NatsConnectOptions {
   url: string;
@@ -13,6 +12,8 @@ export interface NatsConnectOptions {
  * reconnecting forever afterwards: a NATS restart must not take a service down.
  */
 export async function connectNats(opts: NatsConnectOptions): Promise<NatsConnection> {
+  // The transport is loaded by the first connection: embedded mode never makes one.
+  const { connect } = await import("@nats-io/transport-node");
   try {
     return await connect({
       servers: opts.url,

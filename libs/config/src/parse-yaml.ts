@@ -1,5 +1,18 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type YAMLError } from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
+import type { LineCounter, YAMLError } from "yaml";
 import { type ConfigIssue, formatPath, type PathSegment } from "./config-error.js";
+
+let yamlModule: typeof Yaml | undefined;
+
+/**
+ * The `yaml` package (about 9 MiB resident) is loaded by the first YAML file read, not by every
+ * process: most deployments' config is JSON5. Synchronous, as config parsing is.
+ */
+function yaml(): typeof Yaml {
+  yamlModule ??= createRequire(import.meta.url)("yaml") as typeof Yaml;
+  return yamlModule;
+}
 
 /**
  * Parses a YAML config file into plain data, or the problems that stop it, each with its line
@@ -8,6 +21,7 @@ import { type ConfigIssue, formatPath, type PathSegment } from "./config-error.j
  * and several documents in one file are errors rather than silently resolved.
  */
 export function parseYaml(text: string): { value: unknown } | { issues: ConfigIssue[] } {
+  const { LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
   const doc = parseDocument(text, { schema: "core", uniqueKeys: true, prettyErrors: false, lineCounter: lines });
   const problems: YAMLError[] = [...doc.errors, ...doc.warnings];
@@ -45,6 +59,7 @@ function pathAt(root: unknown, offset: number): string {
 }
 
 function childAt(node: unknown, offset: number): { segment: PathSegment; node: unknown } | undefined {
+  const { isMap, isPair, isScalar, isSeq } = yaml();
   if (isMap(node)) {
     for (const pair of node.items) {
       if (!isPair(pair)) continue;

@@ -109,7 +109,7 @@ export async function startHost(opts: HostOptions): Promise<ServiceHost & { fast
   // exits to be replaced (docs/decisions.md, "Process faults").
   guardProcess({ logger, metrics, onUncaughtException: "exit", shutdown: (reason, code) => shutdown.run(reason, code) });
   // Closed last: spans recorded while the service drains still leave.
-  const stopTracing = startTracing({ config, logger, metrics, version: GATEWAY_VERSION });
+  const stopTracing = await startTracing({ config, logger, metrics, version: GATEWAY_VERSION });
   if (stopTracing !== undefined) shutdown.add("tracing", stopTracing);
 
   const nc = await connectNats({ url: config.nats.url, name: opts.service });

@@ -30,16 +30,16 @@ async function dropped(metrics: Metrics): Promise<number> {
 const silent = createLogger({ service: "test", level: "silent" });
 
 describe("startTracing", () => {
-  it("does nothing without ops.tracing", () => {
+  it("does nothing without ops.tracing", async () => {
     const metrics = createMetrics({ service: "test" });
-    expect(startTracing({ config: parseConfig("{}", { env: {} }), logger: silent, metrics, version: "0" })).toBeUndefined();
+    expect(await startTracing({ config: parseConfig("{}", { env: {} }), logger: silent, metrics, version: "0" })).toBeUndefined();
     expect(tracingEnabled()).toBe(false);
   });
 
   it("keeps a bounded queue when the collector hangs: spans beyond it are counted as dropped, at once", async () => {
     const config = parseConfig(`{ ops: { tracing: { otlpEndpoint: "${await hangingCollector()}" } } }`, { env: {} });
     const metrics = createMetrics({ service: "test" });
-    const stop = startTracing({ config, logger: silent, metrics, version: "0" })!;
+    const stop = (await startTracing({ config, logger: silent, metrics, version: "0" }))!;
     try {
       expect(tracingEnabled()).toBe(true);
       runInTrace(startSpan(), () => {

@@ -1,9 +1,11 @@
 import { GatewayError } from "@gw/contracts";
-import { Cluster, Redis, type RedisOptions } from "ioredis";
+import type { Cluster, Redis, RedisOptions } from "ioredis";
 import { coalesceWrites } from "./coalesced-writes.js";
 
 /** One server, or a Redis Cluster (the same commands; multi-key ones only within one slot). */
 export type RedisClient = Redis | Cluster;
+
+export const isCluster = (client: RedisClient): client is Cluster => client.isCluster;
 
 export interface RedisConnectOptions {
   /** One server's URL; also names the client in errors when `nodes` are given. */
@@ -48,7 +50,9 @@ function connectionOptions(timeoutMs: number): RedisOptions {
   };
 }
 
-function createClient(opts: RedisConnectOptions, timeoutMs: number): RedisClient {
+/** ioredis (about 20 MiB resident) is loaded by the first connection: embedded mode never does. */
+async function createClient(opts: RedisConnectOptions, timeoutMs: number): Promise<RedisClient> {
+  const { Cluster, Redis } = await import("ioredis");
   const nodes = opts.nodes ?? [];
   if (nodes.length === 0) {
     return new Redis(opts.url, { ...connectionOptions(timeoutMs), enableOfflineQueue: false, retryStrategy: RETRY });
@@ -94,7 +98,7 @@ function coalesceEveryConnection(client: RedisClient): void {
     redis.on("connect", () => coalesceWrites(redis.stream));
     if (redis.stream !== undefined) coalesceWrites(redis.stream);
   };
-  if (client instanceof Cluster) {
+  if (isCluster(client)) {
     client.on("+node", watch);
     for (const node of client.nodes()) watch(node);
   } else watch(client);
@@ -112,7 +116,7 @@ function where(opts: RedisConnectOptions): string {
  */
 export async function connectRedis(opts: RedisConnectOptions): Promise<RedisClient> {
   const timeoutMs = opts.connectTimeoutMs ?? 5_000;
-  const client = createClient(opts, timeoutMs);
+  const client = await createClient(opts, timeoutMs);
   if (opts.coalesceWrites) coalesceEveryConnection(client);
   let lastError: Error | undefined;
   // Without a listener ioredis prints every reconnect failure to stderr.
@@ -142,7 +146,7 @@ export async function connectRedis(opts: RedisConnectOptions): Promise<RedisClie
       { cause: lastError },
     );
   }
-  if (client instanceof Cluster) await connectMasters(client, timeoutMs, opts);
+  if (isCluster(client)) await connectMasters(client, timeoutMs, opts);
   started = true;
   return client;
 }

@@ -1,5 +1,4 @@
 import { GatewayError } from "@gw/contracts";
-import { Cluster } from "ioredis";
 import type {
   CounterStore,
   FastStore,
@@ -12,7 +11,7 @@ import type {
 } from "./fast-store.js";
 import { durationMs, increment } from "./fast-store-args.js";
 import { groupBySlot } from "./key-slot.js";
-import { connectRedis, type RedisClient, type RedisErrorSink } from "./redis-connect.js";
+import { connectRedis, isCluster, type RedisClient, type RedisErrorSink } from "./redis-connect.js";
 import {
   COUNTER_GIVE_BACK,
   COUNTER_HIT,
@@ -228,7 +227,7 @@ export async function createRedisFastStore(opts: RedisFastStoreOptions): Promise
         : new GatewayError("INTERNAL", "the fast store (Redis) failed", { cause: err });
     }
   };
-  const cluster = client instanceof Cluster;
+  const cluster = isCluster(client);
   const ctx: Ctx = {
     client,
     key: (kind, k) => `${prefix}${kind}:${k}`,

@@ -32,7 +32,7 @@ export async function startEmbedded(deps: {
 }): Promise<EmbeddedGateway> {
   const { config, logger } = deps;
   // Every in-process service records its spans under its own service name, through one exporter.
-  const stopTracing = startTracing({ config, logger, metrics: deps.metrics, version: GATEWAY_VERSION });
+  const stopTracing = await startTracing({ config, logger, metrics: deps.metrics, version: GATEWAY_VERSION });
   const bus = new InProcessBus(busErrorSink(logger, deps.metrics), busObserver(deps.metrics, logger));
   const subjects = createSubjects(config.nats.subjectPrefix);
   const fastStore = createMemoryFastStore();
@@ -57,19 +57,16 @@ export async function startEmbedded(deps: {
     logger,
     metrics: deps.metrics,
   });
-  // Only when hooks are on: the heartbeat has nothing to do otherwise.
-  let hooks: HooksService | undefined;
-  if (config.hooks.enabled) {
-    hooks = await startHooksService({
-      config,
-      bus,
-      subjects,
-      fastStore,
-      durable,
-      runs: { queue: runQueue, registry: runRegistry },
-      logger,
-    });
-  }
+  // Always: besides the /hooks endpoints (hooks.enabled) it runs the scheduled runs (cron).
+  const hooks: HooksService = await startHooksService({
+    config,
+    bus,
+    subjects,
+    fastStore,
+    durable,
+    runs: { queue: runQueue, registry: runRegistry },
+    logger,
+  });
   const isHealthy = () =>
     bus.isHealthy() && fastStore.isHealthy() && sessionStore.isHealthy() && durable.isHealthy();
   const edge = await startEdge(
@@ -94,7 +91,7 @@ export async function startEmbedded(deps: {
     isHealthy,
     close: async () => {
       await edge.close();
-      await hooks?.stop();
+      await hooks.stop();
       await runner.stop();
       await delivery.stop();
       await http.close();
