@@ -11,6 +11,11 @@ interface HealthStub extends grpc.Client {
     callback: (err: grpc.ServiceError | null, response?: { status: string }) => void,
   ): grpc.ClientUnaryCall;
   watch(request: { service: string }): grpc.ClientReadableStream<{ status: string }>;
+  list(
+    request: Record<string, never>,
+    options: grpc.CallOptions,
+    callback: (err: grpc.ServiceError | null, response?: { statuses: Record<string, { status: string }> }) => void,
+  ): grpc.ClientUnaryCall;
 }
 
 const HealthClient = grpc.makeGenericClientConstructor(healthService, "grpc.health.v1.Health");

@@ -1,3 +1,4 @@
+import { connect } from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkHealth, healthClient } from "./health-client.js";
@@ -89,5 +90,46 @@ describe("startHealthServer", () => {
     await ended;
     expect(received).toEqual(["SERVING", "NOT_SERVING"]);
     client.close();
+  });
+
+  it("List names every service with its status", async () => {
+    const client = healthClient(await start(() => true));
+    const listed = await new Promise<Record<string, { status: string }>>((resolve, reject) =>
+      client.list({}, { deadline: Date.now() + 3_000 }, (err, response) => (err ? reject(err) : resolve(response!.statuses))),
+    );
+    client.close();
+    expect(listed).toEqual({ "": { status: "SERVING" }, edge: { status: "SERVING" }, [LIVENESS_SERVICE]: { status: "SERVING" } });
+  });
+
+  it("answers what is not a health call with a gRPC error or 415, and keeps serving", async () => {
+    const address = await start(() => true);
+    const session = connect(`http://${address}`);
+    const call = (path: string, body: Buffer, contentType = "application/grpc") =>
+      new Promise<{ status?: number; grpcStatus?: string }>((resolve, reject) => {
+        const stream = session.request({ ":method": "POST", ":path": path, "content-type": contentType });
+        let status: number | undefined;
+        let grpcStatus: string | undefined;
+        stream.on("response", (headers) => {
+          status = headers[":status"];
+          grpcStatus = headers["grpc-status"] as string | undefined;
+        });
+        stream.on("trailers", (trailers) => {
+          grpcStatus = trailers["grpc-status"] as string | undefined;
+        });
+        stream.on("error", reject);
+        stream.resume();
+        stream.on("close", () => resolve({ status, grpcStatus }));
+        stream.end(body);
+      });
+    try {
+      expect(await call("/grpc.health.v1.Health/Nope", Buffer.alloc(0))).toEqual({ status: 200, grpcStatus: String(grpc.status.UNIMPLEMENTED) });
+      // A frame whose length field disagrees with the body.
+      expect(await call("/grpc.health.v1.Health/Check", Buffer.from([0, 0, 0, 0, 9, 1]))).toEqual({ status: 200, grpcStatus: String(grpc.status.INVALID_ARGUMENT) });
+      expect(await call("/grpc.health.v1.Health/Check", Buffer.alloc(10_000))).toMatchObject({ grpcStatus: String(grpc.status.RESOURCE_EXHAUSTED) });
+      expect((await call("/grpc.health.v1.Health/Check", Buffer.alloc(0), "text/plain")).status).toBe(415);
+    } finally {
+      session.close();
+    }
+    expect(await checkHealth(address, "edge")).toBe("SERVING");
   });
 });
