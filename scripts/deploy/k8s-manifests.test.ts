@@ -169,7 +169,7 @@ describe("k8s manifests", () => {
       const deployment = deployments(objects).find((d) => d.name === service);
       expect(deployment, `a Deployment for services/${service} (see k8s/kustomization.yaml)`).toBeDefined();
       const [container] = deployment!.spec.template.spec.containers;
-      expect(container!.command).toEqual(["node", "--enable-source-maps", `dist/${service}.js`]);
+      expect(container!.command).toEqual(["node", `dist/${service}.js`]);
       const pdbs = ofKind(objects, "PodDisruptionBudget").filter((p) =>
         matches((p.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels, deployment!.spec.template.metadata.labels),
       );
