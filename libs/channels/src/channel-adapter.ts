@@ -4,7 +4,7 @@
  * this seam is the ModelProvider port in services/agent-runner/src/providers/).
  */
 import { ChannelError } from "./channel-error.js";
-import type { ChannelReceiver, InboundEndpoint } from "./inbound.js";
+import type { ChannelReceiver, InboundEndpoint, InboundFiles } from "./inbound.js";
 
 export interface ChannelLimits {
   /**
@@ -89,6 +89,8 @@ export interface ChannelPolls {
 export interface ChannelInbound {
   readonly webhook?: InboundEndpoint;
   readonly receiver?: ChannelReceiver;
+  /** Where delivery can fetch the files people send (images for the agent). */
+  readonly files?: InboundFiles;
 }
 
 /** A "typing…" indicator, shown while the agent works. */

@@ -7,10 +7,11 @@
  */
 
 /**
- * A file sent with an inbound message, as the platform describes it. Delivery never downloads
- * it: runs and sessions carry text, so the agent reads this description. `url` is set only
- * where the platform's URL carries no credential of ours (a Telegram file URL holds the bot
- * token, so Telegram gives only its `file_id`).
+ * A file sent with an inbound message, as the platform describes it. Where the plugin can fetch
+ * it (`InboundFiles`) and the agent reads images, delivery downloads an image and the run
+ * carries it; otherwise the agent reads this description. `url` is set only where the
+ * platform's URL carries no credential of ours (a Telegram file URL holds the bot token, so
+ * Telegram gives only its `file_id`).
  */
 export interface InboundAttachment {
   /** image, video, audio, voice, document, sticker or file. */
@@ -24,6 +25,18 @@ export interface InboundAttachment {
   url?: string;
   /** The platform's id for it (Telegram file_id, WhatsApp media id, Signal or BlueBubbles attachment id). */
   id?: string;
+}
+
+/** A file a person sent, as `InboundFiles.fetch` read it; `too_large` past the bytes asked for. */
+export type FetchedFile = { kind: "file"; bytes: Uint8Array; mimeType: string } | { kind: "too_large" };
+
+/**
+ * The platform's download of a file a person sent (by its `id` or `url`), so delivery can hand
+ * an image to the agent: through the account's SSRF-guarded client, reading at most `maxBytes`.
+ * Throws ChannelError when the platform fails or refuses.
+ */
+export interface InboundFiles {
+  fetch(attachment: InboundAttachment, opts: { maxBytes: number; signal: AbortSignal }): Promise<FetchedFile>;
 }
 
 /** One message a person (or a bot) wrote, as delivery needs it. */
@@ -50,7 +63,7 @@ export interface InboundMessage {
   fromBot: boolean;
   /** The text; mentions of the bot removed where the platform marks them. */
   text: string;
-  /** Files that came with it, described (never downloaded: the agent reads text). */
+  /** Files that came with it, as the platform describes them. */
   attachments?: InboundAttachment[];
   /** When the platform says it was sent, epoch ms. */
   sentAt: number;

@@ -42,8 +42,10 @@ export {
 export { chunkText, MIN_CHUNK_LIMIT } from "./chunk/chunk-text.js";
 export type {
   ChannelReceiver,
+  FetchedFile,
   InboundAttachment,
   InboundEndpoint,
+  InboundFiles,
   InboundMessage,
   InboundReply,
   InboundResult,

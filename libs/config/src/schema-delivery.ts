@@ -1,3 +1,4 @@
+import { MAX_IMAGE_BYTES } from "@gw/contracts";
 import { z } from "zod";
 
 const positiveInt = z.int().positive();
@@ -27,6 +28,9 @@ const InboundSchema = z
     // lost) or runs out of time; "" sends nothing. The failure is logged and in channels.status.
     failureReply: z.string().max(1_000).default("Sorry, something went wrong and I could not answer that. Please try again in a moment."),
     timeoutReply: z.string().max(1_000).default("Sorry, that took too long and I had to stop. Please try again, perhaps with a shorter request."),
+    // Largest photo a person sends that delivery downloads for the agent (it travels with the
+    // run and is stored with the session's message, so at most the images' limit per message).
+    maxMediaBytes: positiveInt.max(MAX_IMAGE_BYTES).default(MAX_IMAGE_BYTES),
   })
   .prefault({});
 

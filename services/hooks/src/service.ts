@@ -14,7 +14,6 @@ import type { Logger } from "@gw/runtime";
 import type { RunQueue, RunRegistry } from "@gw/runs";
 import type { DurableStore, FastStore } from "@gw/store";
 import { HookActions } from "./actions.js";
-import { startCron } from "./cron/start-cron.js";
 import { DeliveryOnce } from "./delivery-once.js";
 import { Heartbeat } from "./heartbeat/heartbeat.js";
 import { TurnSlot } from "./heartbeat/turn-slot.js";
@@ -154,13 +153,11 @@ export async function startHooksService(deps: HooksServiceDeps): Promise<HooksSe
     serveRpc(deps.bus, deps.subjects, RPC.hooksMapping, mapping),
   ];
   await heartbeat.start();
-  const cron = await startCron({ ...deps, registry: deps.runs.registry, dispatcher, actions });
   logger.info(
     {
       mainSessionKey: settings.mainSessionKey,
       heartbeatSeconds: settings.heartbeat.intervalSeconds,
       mappings: settings.mappings.map((m) => `${m.path}:${m.action.kind}`),
-      cronJobs: config.cron.jobs.length,
     },
     "hooks serving",
   );
@@ -169,7 +166,6 @@ export async function startHooksService(deps: HooksServiceDeps): Promise<HooksSe
     wake,
     stop: async () => {
       for (const unsubscribe of served) unsubscribe();
-      await cron.stop();
       await heartbeat.stop();
     },
   };

@@ -171,3 +171,13 @@ export function imagesOfEntryMeta(metaJson: Uint8Array): ImageAttachment[] {
 export function describeImage(image: ImageAttachment): string {
   return "data" in image ? `[image: ${image.mimeType}, ${base64Bytes(image.data)} bytes]` : `[image: ${image.mimeType}, ${image.url}]`;
 }
+
+/** The image type the bytes themselves say (their magic numbers), whatever a header claimed. */
+export function sniffImageType(bytes: Uint8Array): ImageMimeType | undefined {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return "image/png";
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return "image/jpeg";
+  if (b.length >= 6 && (b.toString("latin1", 0, 6) === "GIF87a" || b.toString("latin1", 0, 6) === "GIF89a")) return "image/gif";
+  if (b.length >= 12 && b.toString("latin1", 0, 4) === "RIFF" && b.toString("latin1", 8, 12) === "WEBP") return "image/webp";
+  return undefined;
+}

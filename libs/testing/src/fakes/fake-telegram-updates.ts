@@ -6,6 +6,7 @@
  * ends the held one with 409 "terminated by other getUpdates request", and getUpdates is
  * refused with 409 while a webhook is set (`setWebhook` / `deleteWebhook` / `getWebhookInfo`).
  */
+import type { FakeTelegramFile, TelegramFiles } from "./fake-telegram-files.js";
 import type { FakeReply, FakeRequest } from "./platform-fake.js";
 
 export interface TelegramUser {
@@ -41,6 +42,8 @@ export interface UserMessage {
   threadId?: number;
   /** Whether the message replies to one of the bot's (as a mention does, groups answer it). */
   replyToBot?: boolean;
+  /** A file sent with it (fake-telegram-files.ts); `text` is then its caption. */
+  file?: FakeTelegramFile;
 }
 
 export interface PollStats {
@@ -81,7 +84,10 @@ export class TelegramUpdates {
   private readonly bots = new Map<string, BotState>();
   private messageId = 5_000;
 
-  constructor(private readonly known: readonly BotInfo[]) {}
+  constructor(
+    private readonly known: readonly BotInfo[],
+    private readonly files?: TelegramFiles,
+  ) {}
 
   private state(token: string): BotState {
     let state = this.bots.get(token);
@@ -116,8 +122,9 @@ export class TelegramUpdates {
       from,
       chat,
       date: Math.floor(Date.now() / 1000),
-      text: msg.text,
-      ...(entities.length > 0 ? { entities } : {}),
+      ...(msg.file === undefined || this.files === undefined
+        ? { text: msg.text, ...(entities.length > 0 ? { entities } : {}) }
+        : { ...this.files.messageFields(msg.file), ...(msg.text === "" ? {} : { caption: msg.text }) }),
       ...(msg.threadId === undefined ? {} : { message_thread_id: msg.threadId, is_topic_message: true }),
       ...(msg.replyToBot
         ? { reply_to_message: { message_id: this.messageId - 1, from: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username }, chat, date: Math.floor(Date.now() / 1000), text: "earlier answer" } }

@@ -16,6 +16,7 @@ import {
   type PlatformFake,
   startPlatformFake,
 } from "./platform-fake.js";
+import { TelegramFiles } from "./fake-telegram-files.js";
 import { type PollStats, type TelegramUpdate, TelegramUpdates, UPDATE_METHODS, type UserMessage } from "./fake-telegram-updates.js";
 
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -48,6 +49,8 @@ export interface FakeTelegram extends PlatformFake {
   pollStats(botToken?: string): PollStats;
   /** The webhook a bot has set, if any. */
   webhookOf(botToken?: string): { url: string; secretToken?: string } | undefined;
+  /** Every file path downloaded from the fake's file server, in order. */
+  readonly fileDownloads: readonly string[];
 }
 
 export const DEFAULT_TELEGRAM_BOTS: readonly FakeTelegramBot[] = [
@@ -83,8 +86,11 @@ export async function startFakeTelegram(
     return id;
   };
 
-  const updates = new TelegramUpdates(bots);
+  const files = new TelegramFiles();
+  const updates = new TelegramUpdates(bots, files);
   const route = (req: FakeRequest, ctx: PlatformContext): FakeReply | Promise<FakeReply> => {
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(req.path);
+    if (download !== null) return bots.some((b) => b.token === decodeURIComponent(download[1]!)) ? files.download(download[2]!) : fail(401, "Unauthorized");
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(req.path);
     if (match === null) return fail(404, "Not Found");
     const bot = bots.find((b) => b.token === decodeURIComponent(match[1]!));
@@ -92,6 +98,7 @@ export async function startFakeTelegram(
     const method = match[2]!.toLowerCase();
     const params: Params = { ...req.query, ...bodyFields(req) };
     if (method === "getme") return ok(user(bot));
+    if (method === "getfile") return files.getFile(params.file_id);
     if (UPDATE_METHODS.has(method)) return updates.route(bot.token, method, params, req);
     if (method === "sendchataction") return sendChatAction(chats, params);
     const known = method === "sendmessage" || method === "sendmediagroup" || method === "sendpoll" || method in MEDIA_METHODS;
@@ -130,6 +137,7 @@ export async function startFakeTelegram(
     queueUpdate: (update: Omit<TelegramUpdate, "update_id">, botToken?: string) => updates.queue(token(botToken), update),
     pollStats: (botToken?: string) => updates.stats(token(botToken)),
     webhookOf: (botToken?: string) => updates.webhook(token(botToken)),
+    fileDownloads: files.downloads,
   });
 }
 

@@ -89,6 +89,8 @@ export interface FakeReply {
   headers?: Record<string, string>;
   json?: unknown;
   text?: string;
+  /** A binary body (a file download); the headers say its type. */
+  bytes?: Uint8Array;
 }
 
 export interface PlatformContext {
@@ -221,7 +223,7 @@ function scripted(wire: PlatformWire, step: Exclude<FakeStep, { kind: "delay" | 
 function write(res: ServerResponse, reply: FakeReply): void {
   if (res.destroyed || res.headersSent) return;
   const headers: Record<string, string> = { ...reply.headers };
-  let body = reply.text ?? "";
+  let body: string | Uint8Array = reply.bytes ?? reply.text ?? "";
   if (reply.json !== undefined) {
     body = JSON.stringify(reply.json);
     headers["content-type"] ??= "application/json; charset=utf-8";

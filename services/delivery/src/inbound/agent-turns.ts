@@ -7,6 +7,7 @@ import {
   type InboxEntry,
   isFinal,
   isGatewayError,
+  type RunAttachment,
   type RunRecord,
   type RunRequest,
 } from "@gw/contracts";
@@ -35,6 +36,8 @@ export interface Turn {
   agentId: string;
   message: string;
   sender: string;
+  /** Images the person sent (inbound-media.ts), fetched before the run. */
+  attachments?: RunAttachment[];
 }
 
 /** Beyond the run's own timeout: time to wait in the run queue behind other work. */
@@ -119,7 +122,8 @@ export class AgentTurns {
 
   /** A person's message on a channel: no delivery by the runner, no OpenAI client tools or tool turns. */
   private request(turn: Turn, from: { edgeId: string; nonce?: string }): RunRequest {
-    return runRequest({ ...from, runId: turn.runId, sessionKey: turn.sessionKey, agentId: turn.agentId, message: turn.message, sender: turn.sender });
+    const { runId, sessionKey, agentId, message, sender, attachments } = turn;
+    return runRequest({ ...from, runId, sessionKey, agentId, message, sender, attachments });
   }
 
   /**

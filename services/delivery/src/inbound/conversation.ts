@@ -1,4 +1,5 @@
 import type { InboundAttachment, InboundMessage } from "@gw/channels";
+import { attachmentKey } from "./inbound-media.js";
 import type { InboundOrigin } from "./sink.js";
 
 /**
@@ -31,18 +32,22 @@ const MAX_FIELD = 200;
 
 /**
  * What the agent reads: the text, then one line per attachment describing it, with the
- * sender's name in front in groups (several people share the session there). Runs and session
- * messages carry text (SPEC §2), and delivery downloads nothing a person sends; the agent gets
- * what the file is and where the platform keeps it.
+ * sender's name in front in groups (several people share the session there). Images delivery
+ * fetched for the run (`fetched`, by attachmentKey: inbound-media.ts) travel as images and are
+ * not described; of other files the agent gets what the file is and where the platform keeps it.
  */
-export function turnText(msg: InboundMessage): string {
+export function turnText(msg: InboundMessage, fetched: ReadonlySet<string> = new Set()): string {
   const lines: string[] = [];
   const text = msg.text.trim();
   if (text !== "") lines.push(text);
-  const attachments = msg.attachments ?? [];
+  const attachments = (msg.attachments ?? []).filter((_, i) => !fetched.has(attachmentKey(msg, i)));
   for (const attachment of attachments.slice(0, MAX_DESCRIBED)) lines.push(describeAttachment(attachment));
   if (attachments.length > MAX_DESCRIBED) lines.push(`[${attachments.length - MAX_DESCRIBED} more attachments]`);
-  if (msg.chatType === "group" && lines.length > 0) lines[0] = `${msg.senderName ?? msg.sender}: ${lines[0]}`;
+  if (msg.chatType === "group") {
+    const name = msg.senderName ?? msg.sender;
+    if (lines.length > 0) lines[0] = `${name}: ${lines[0]}`;
+    else if ((msg.attachments ?? []).length > 0) lines.push(`${name}:`);
+  }
   return lines.join("\n");
 }
 

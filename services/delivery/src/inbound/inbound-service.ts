@@ -1,5 +1,5 @@
 import { type Bus, serveRpc, type Subjects, type Unsubscribe } from "@gw/bus";
-import { bindingWarnings, type GatewayConfig } from "@gw/config";
+import { bindingWarnings, type GatewayConfig, textOnlyModelOf } from "@gw/config";
 import { type PairingRequest, RPC } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { RunQueue, RunRegistry } from "@gw/runs";
@@ -11,6 +11,7 @@ import type { StatusBook } from "../status-book.js";
 import { AgentTurns } from "./agent-turns.js";
 import { AnsweredEvents } from "./answered-events.js";
 import { DurableInboundSink } from "./durable-sink.js";
+import { InboundMedia } from "./inbound-media.js";
 import { InboundProcessor } from "./inbound-processor.js";
 import { InboundStore } from "./inbound-store.js";
 import { InboundTurn } from "./inbound-turn.js";
@@ -86,7 +87,12 @@ export async function startInbound(deps: InboundDeps): Promise<Inbound> {
     defaultTimeoutSeconds: deps.config.runner.defaultTimeoutSeconds,
   });
   const replies = { failureReply: settings.inbound.failureReply, timeoutReply: settings.inbound.timeoutReply };
-  const turn = new InboundTurn({ ...deps, bindings: deps.config.bindings, defaultAgent: deps.config.agents.default, answered, pairing, turns, replies });
+  const media = new InboundMedia({
+    kv: await deps.durable.kv("delivery_media"),
+    maxBytes: settings.inbound.maxMediaBytes,
+    textOnlyModel: (agentId) => textOnlyModelOf(deps.config, agentId),
+  });
+  const turn = new InboundTurn({ ...deps, bindings: deps.config.bindings, defaultAgent: deps.config.agents.default, answered, pairing, turns, replies, media });
   const processor = new InboundProcessor(
     { store, answered, turn, fastStore: deps.fastStore, status: deps.status, logger: deps.logger },
     {

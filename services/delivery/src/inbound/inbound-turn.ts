@@ -1,6 +1,6 @@
 import type { InboundMessage } from "@gw/channels";
 import { type Binding, DEFAULT_QUEUE, type QueueSettings } from "@gw/config";
-import type { DeliverySendRequest } from "@gw/contracts";
+import { type DeliverySendRequest, toRunAttachment } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { ChannelAccount, ChannelDirectory } from "../channel-directory.js";
 import type { Dispatcher } from "../dispatcher.js";
@@ -9,6 +9,7 @@ import type { StatusBook } from "../status-book.js";
 import type { AgentTurns } from "./agent-turns.js";
 import type { AnsweredEvents } from "./answered-events.js";
 import { eventKeyOf, turnText } from "./conversation.js";
+import type { InboundMedia } from "./inbound-media.js";
 import { type InboundRoute, routeOf } from "./inbound-route.js";
 import type { QueueRead, QueuedMessage, SessionQueue } from "./inbound-store.js";
 import { capTurn, inboxEntryOf, type PlannedTurn } from "./pending-queue.js";
@@ -37,6 +38,8 @@ export interface InboundTurnDeps {
   outbox: Outbox;
   status: StatusBook;
   logger: Logger;
+  /** Images people send, fetched for the run (inbound-media.ts). */
+  media: InboundMedia;
 }
 
 function errorText(err: unknown): string {
@@ -167,15 +170,19 @@ export class InboundTurn {
     runId: string,
   ): Promise<TurnOutcome & { text?: string }> {
     const { left, input, note } = capTurn(items, route.queue, (item) => turnText(item.message));
+    const media = await this.deps.media.prepare(account.adapter.inbound?.files, route.agentId, runId, input.map((item) => item.message), AbortSignal.timeout(60_000));
+    if ("refusal" in media) return { steered: [], aborted: false, text: media.refusal };
     if (left.length > 0) await this.deps.turns.offer(runId, left.map((item) => inboxEntryOf(item, "context")));
     const last = input.at(-1)!.message;
     const record = await this.deps.turns.run({
       runId,
       sessionKey: read.queue.sessionKey,
       agentId: route.agentId,
-      message: [...(note === undefined ? [] : [note]), ...input.map((item) => turnText(item.message))].join("\n\n"),
+      message: [...(note === undefined ? [] : [note]), ...input.map((item) => turnText(item.message, media.fetched))].join("\n\n"),
       sender: last.senderName ?? last.sender,
+      attachments: media.images.map(toRunAttachment),
     });
+    await this.deps.media.forget(runId);
     if (record.state === "error") {
       const code = record.error?.code ?? "INTERNAL";
       const why = `${code}: ${record.error?.message ?? "the run failed"}`;

@@ -26,6 +26,7 @@ import { channelErrorFromHttp } from "../http-channel-error.js";
 import type { PluginContext } from "../registry.js";
 import { MessageSchema, TelegramApi, type TelegramMessage, type TelegramUpload, UserSchema } from "./api.js";
 import { type TelegramBotIdentity, TelegramWebhook } from "./inbound.js";
+import { TelegramFiles } from "./inbound-files.js";
 import { fileNameOf, kindFromContentType, kindFromUrl, planAlbums, sendableByUrl, type TelegramMedium } from "./media.js";
 import { TelegramReceiver } from "./receiver.js";
 import { type TelegramSettings, TelegramSettingsSchema } from "./settings.js";
@@ -71,15 +72,17 @@ export class TelegramAdapter implements ChannelAdapter {
 
   constructor(
     private readonly api: TelegramApi,
-    settings: Pick<TelegramSettings, "botToken" | "inbound" | "webhookSecret">,
+    settings: Pick<TelegramSettings, "apiBaseUrl" | "botToken" | "inbound" | "webhookSecret">,
     /** Long polling, when the account's `inbound` is "polling". */
     receiver?: ChannelReceiver,
   ) {
     this.botId = Number(settings.botToken.split(":")[0]);
     const secret = webhookSecretOf(settings);
     const webhook = secret === undefined ? undefined : new TelegramWebhook(secret, this.botId, () => this.identity());
-    if (webhook !== undefined) this.inbound = { webhook };
-    else if (receiver !== undefined) this.inbound = { receiver };
+    // The files people send are fetched with getFile (inbound-files.ts), whichever way they came.
+    const files = new TelegramFiles(api, settings);
+    if (webhook !== undefined) this.inbound = { webhook, files };
+    else if (receiver !== undefined) this.inbound = { receiver, files };
   }
 
   /** The bot's id (from its token) and @username (getMe, asked once; retried after a failure). */

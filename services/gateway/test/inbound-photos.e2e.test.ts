@@ -1,0 +1,102 @@
+import { DEFAULT_TELEGRAM_BOTS, DEFAULT_TELEGRAM_CHATS, type FakeModelServer, type FakeTelegram, startFakeModelServer, startFakeTelegram, waitUntil } from "@gw/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { WsClient } from "./fixtures/ws-client.js";
+
+const [bot] = DEFAULT_TELEGRAM_BOTS;
+const ECHO_CHAT = 4242;
+const VISION_CHAT = 4343;
+const MAX_MEDIA = 4_096;
+/** JPEG magic, then filler: what matters to the gateway is that the bytes say JPEG. */
+const jpeg = (size: number) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(size - 4, 0x41)]);
+
+interface PreviewMessage {
+  role: string;
+  body: string;
+  attachments?: unknown;
+}
+
+/**
+ * Photos people send on Telegram (issue 25 §2): fetched with getFile through the account's
+ * client, handed to the agent as images (builtin/echo describes them; an OpenAI-kind model gets
+ * image_url parts), kept with the session's message (sessions.preview shows the attachment).
+ * An oversize or non-image file gets a reply saying so, and nothing runs or is stored.
+ */
+describe.each(MODES)("inbound photos (%s)", (mode) => {
+  let tg: FakeTelegram;
+  let model: FakeModelServer;
+  let gw: GatewayUnderTest;
+  let client: WsClient;
+
+  const answers = (chat: number) => tg.delivered.filter((d) => d.chat === String(chat)).map((d) => d.text ?? "");
+  const preview = async (chat: number): Promise<PreviewMessage[]> => {
+    const res = await client.request("sessions.preview", { key: `tg:${chat}` });
+    return res.ok ? (res.payload as { messages: PreviewMessage[] }).messages : [];
+  };
+
+  beforeAll(async () => {
+    tg = await startFakeTelegram({ chats: [...DEFAULT_TELEGRAM_CHATS, { id: VISION_CHAT, type: "private" }] });
+    model = await startFakeModelServer();
+    const channels = {
+      tg: { kind: "telegram", botToken: bot!.token, apiBaseUrl: tg.baseUrl, inbound: "polling", dmPolicy: "allowlist", allowFrom: [String(ECHO_CHAT), String(VISION_CHAT)] },
+    };
+    gw = await startGateway(mode, {
+      agents: [
+        { id: "main", name: "Main", model: "builtin/echo" },
+        { id: "eyes", name: "Eyes", model: "vision/gpt-vision" },
+      ],
+      models: { providers: { vision: { kind: "openai", baseUrl: model.baseUrl, apiKey: "sk-fake", input: ["text", "image"] } } },
+      extraConfig: {
+        channels,
+        bindings: [{ match: { channel: "tg", peer: String(VISION_CHAT) }, agentId: "eyes" }],
+        delivery: { inbound: { maxMediaBytes: MAX_MEDIA } },
+      },
+    });
+    client = await WsClient.open(gw.wsUrl());
+    expect((await client.connect(TOKEN)).ok).toBe(true);
+  }, 120_000);
+  afterAll(async () => {
+    client?.close();
+    await gw?.stop();
+    await Promise.all([tg?.close(), model?.close()]);
+  });
+
+  it("a photo reaches the agent as an image, and the preview shows the message with its attachment", async () => {
+    const photo = jpeg(1_500);
+    tg.userWrites({ chatId: ECHO_CHAT, text: "what is this?", file: { kind: "photo", bytes: photo } });
+    await waitUntil(() => answers(ECHO_CHAT).length === 1, { what: "the answer to the photo", timeoutMs: 20_000 });
+    expect(answers(ECHO_CHAT)[0]).toBe(`what is this?\n[image: image/jpeg, ${photo.byteLength} bytes]`);
+    expect(tg.fileDownloads).toHaveLength(1);
+    const user = (await preview(ECHO_CHAT)).find((m) => m.role === "user");
+    expect(user).toMatchObject({ body: "what is this?", attachments: [{ type: "image", mimeType: "image/jpeg", size: photo.byteLength }] });
+  });
+
+  it("a photo reaches an OpenAI-kind model as an image_url part", async () => {
+    const photo = jpeg(900);
+    tg.userWrites({ chatId: VISION_CHAT, text: "look at this", file: { kind: "photo", bytes: photo } });
+    await waitUntil(() => answers(VISION_CHAT).length === 1, { what: "the vision agent's answer", timeoutMs: 20_000 });
+    expect(answers(VISION_CHAT)[0]).toBe("You said: look at this");
+    const sent = model.requests.at(-1)!.body as { messages: Array<{ role: string; content: unknown }> };
+    expect(sent.messages.find((m) => m.role === "user")?.content).toEqual([
+      { type: "text", text: "look at this" },
+      { type: "image_url", image_url: { url: `data:image/jpeg;base64,${photo.toString("base64")}` } },
+    ]);
+  });
+
+  it.each([
+    ["an oversize photo, refused before any download", { kind: "photo" as const, bytes: jpeg(MAX_MEDIA + 100) }, /is 4 KB.*smaller image/, 0],
+    ["a photo larger than the update said, refused at getFile's size", { kind: "photo" as const, bytes: jpeg(MAX_MEDIA + 100), statedSize: 100 }, /is larger/, 0],
+    ["a document that is not an image", { kind: "document" as const, bytes: Buffer.from("%PDF-1.4"), mimeType: "application/pdf", name: "report.pdf" }, /"report\.pdf" is not one/, 0],
+    ["a photo whose bytes are not an image", { kind: "photo" as const, bytes: Buffer.from("<html>not an image</html>") }, /is not one/, 1],
+  ])("%s: a clear reply, no run, nothing stored", async (_what, file, reply, downloads) => {
+    const chat = ECHO_CHAT;
+    const before = { answers: answers(chat).length, messages: (await preview(chat)).length, downloads: tg.fileDownloads.length };
+    tg.userWrites({ chatId: chat, text: "", file });
+    await waitUntil(() => answers(chat).length === before.answers + 1, { what: "the refusal", timeoutMs: 20_000 });
+    const answer = answers(chat).at(-1)!;
+    expect(answer).toMatch(/^I can read images \(PNG, JPEG, GIF, WEBP\) of up to 4 KB/);
+    expect(answer).toMatch(reply);
+    expect(tg.fileDownloads.length - before.downloads).toBe(downloads);
+    expect(await preview(chat)).toHaveLength(before.messages);
+  });
+});
