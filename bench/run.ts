@@ -20,7 +20,6 @@ import { memorySuite } from "./suites/memory.js";
 import { modelFallbackSuite } from "./suites/model-fallback.js";
 import { sessionsScaleSuite } from "./suites/sessions-scale.js";
 import { soakSuite } from "./suites/soak.js";
-import { streamsSuite } from "./suites/streams.js";
 import { tracingSuite } from "./suites/tracing.js";
 import { wsRpcSuite } from "./suites/ws-rpc.js";
 
@@ -35,7 +34,6 @@ const SUITES: Suite[] = [
   inboundSuite,
   fanOutSuite,
   concurrentRunsSuite,
-  streamsSuite,
   sessionsScaleSuite,
   idleConnectionsSuite,
   soakSuite,

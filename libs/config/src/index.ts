@@ -15,6 +15,8 @@ export {
 export { type ConfigSection, type GatewayConfig, type GatewayConfigInput, GatewayConfigSchema } from "./schema.js";
 export { type ChannelConfig, type ChannelsConfig, channelEntries } from "./schema-channels.js";
 export type { HookMapping, HooksConfig } from "./schema-hooks.js";
+export type { CronConfig } from "./schema-cron.js";
+export { lastFiring, nextFiring, parseSchedule, type Schedule } from "./schedule.js";
 export { BUILTIN_PROVIDER, modelTakesImages, providerKeys } from "./schema-models.js";
 export { textOnlyModelOf } from "./image-input.js";
 export { collectSecrets, maskSecrets, SECRET_MASK } from "./secrets.js";

@@ -3,6 +3,7 @@ import { splitModelChain } from "./model-ref.js";
 import { AgentsSectionSchema } from "./schema-agents.js";
 import { type Binding, BindingsSectionSchema } from "./schema-bindings.js";
 import { ChannelsSectionSchema } from "./schema-channels.js";
+import { CronSectionSchema } from "./schema-cron.js";
 import { DeliverySectionSchema } from "./schema-delivery.js";
 import { GatewaySectionSchema } from "./schema-gateway.js";
 import { HooksSectionSchema } from "./schema-hooks.js";
@@ -20,6 +21,7 @@ export const GatewayConfigSchema = z
   .strictObject({
     gateway: GatewaySectionSchema,
     hooks: HooksSectionSchema,
+    cron: CronSectionSchema,
     agents: AgentsSectionSchema,
     models: ModelsSectionSchema,
     runner: RunnerSectionSchema,
@@ -82,6 +84,14 @@ export const GatewayConfigSchema = z
           path: ["hooks", "mappings", i, "action", "channel"],
           message: `"${action.channel}" is not a configured channel`,
         });
+      }
+    });
+    config.cron.jobs.forEach((job, i) => {
+      if (!agentIds.has(job.agentId)) {
+        ctx.addIssue({ code: "custom", path: ["cron", "jobs", i, "agentId"], message: `"${job.agentId}" is not an agent in agents.list` });
+      }
+      if (job.deliver !== undefined && !isChannel(job.deliver.channel)) {
+        ctx.addIssue({ code: "custom", path: ["cron", "jobs", i, "deliver", "channel"], message: `"${job.deliver.channel}" is not a configured channel` });
       }
     });
   });

@@ -25,7 +25,7 @@ export {
 } from "./gen/gateway/v1/delivery.pb.js";
 export { DeviceCredentialChange, PairDelivery, PairResolution } from "./gen/gateway/v1/devices.pb.js";
 export { AuthBlocked, ClientEvent } from "./gen/gateway/v1/events.pb.js";
-export { HookAccepted, HookAgentRequest, HookMappingRequest, HookWakeRequest } from "./gen/gateway/v1/hooks.pb.js";
+export { CronAnswer, CronCall, HookAccepted, HookAgentRequest, HookMappingRequest, HookWakeRequest } from "./gen/gateway/v1/hooks.pb.js";
 export {
   ClientTool,
   RunAbort,
@@ -79,4 +79,5 @@ export * from "./wire/tool-result.js";
 export * from "./wire/tool-status.js";
 export { SESSION_KEY_MAX_BYTES, sessionKeyProblem } from "./wire/session-key.js";
 export * from "./wire/hook-bodies.js";
+export * from "./wire/cron-methods.js";
 export * from "./wire/results/index.js";

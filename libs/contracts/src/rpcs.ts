@@ -23,7 +23,7 @@ import {
   InboundReply,
   InboundRequest,
 } from "./gen/gateway/v1/delivery.pb.js";
-import { HookAccepted, HookAgentRequest, HookMappingRequest, HookWakeRequest } from "./gen/gateway/v1/hooks.pb.js";
+import { CronAnswer, CronCall, HookAccepted, HookAgentRequest, HookMappingRequest, HookWakeRequest } from "./gen/gateway/v1/hooks.pb.js";
 import { ToolsInvokeRequest, ToolsInvokeResponse, ToolsStatusRequest, ToolsStatusResponse } from "./gen/gateway/v1/runs.pb.js";
 import {
   AgentSummarizeRequest,
@@ -175,6 +175,12 @@ export const RPC = {
     request: HookMappingRequest,
     response: HookAccepted,
   },
+  /** Scheduled runs (cron.*): JSON params the edge validated, the method's result as JSON. */
+  cronList: { service: "hooks", method: "cron.list", request: CronCall, response: CronAnswer },
+  cronAdd: { service: "hooks", method: "cron.add", request: CronCall, response: CronAnswer },
+  cronUpdate: { service: "hooks", method: "cron.update", request: CronCall, response: CronAnswer },
+  cronRemove: { service: "hooks", method: "cron.remove", request: CronCall, response: CronAnswer },
+  cronRun: { service: "hooks", method: "cron.run", request: CronCall, response: CronAnswer },
   /** A platform's webhook request, forwarded raw by the edge; the reply goes back verbatim. */
   inboundHandle: {
     service: "delivery",

@@ -36,6 +36,7 @@ import { agentRunMethods } from "./methods/agent-runs.js";
 import { agentSubscribeMethods } from "./methods/agent-subscribe.js";
 import { agentMethods } from "./methods/agents.js";
 import { channelPairingMethods } from "./methods/channel-pairing.js";
+import { cronMethods } from "./methods/cron.js";
 import { deliveryMethods } from "./methods/delivery.js";
 import { deviceMethods } from "./methods/devices.js";
 import { pairingMethods } from "./methods/pairing.js";
@@ -191,6 +192,7 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     ...pairingMethods(devices),
     ...deviceMethods(devices),
     ...channelPairingMethods(busDeps),
+    ...cronMethods(busDeps),
     ...toolMethods(busDeps),
     ...operatorMethods({ ...busDeps, registry: deps.runs.registry, presence, edgeId: deps.edgeId, hooksEnabled: config.hooks.enabled }),
   );

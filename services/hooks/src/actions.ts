@@ -113,7 +113,7 @@ export class HookActions {
    * that cannot work is refused now, with delivery's own reason (unknown channel, bad recipient,
    * no recipient at all).
    */
-  private async checkDestination(request: RunRequest): Promise<void> {
+  async checkDestination(request: RunRequest): Promise<void> {
     try {
       await this.askDelivery(request);
     } catch (err) {

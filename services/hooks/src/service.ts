@@ -14,6 +14,7 @@ import type { Logger } from "@gw/runtime";
 import type { RunQueue, RunRegistry } from "@gw/runs";
 import type { DurableStore, FastStore } from "@gw/store";
 import { HookActions } from "./actions.js";
+import { startCron } from "./cron/start-cron.js";
 import { DeliveryOnce } from "./delivery-once.js";
 import { Heartbeat } from "./heartbeat/heartbeat.js";
 import { TurnSlot } from "./heartbeat/turn-slot.js";
@@ -153,11 +154,13 @@ export async function startHooksService(deps: HooksServiceDeps): Promise<HooksSe
     serveRpc(deps.bus, deps.subjects, RPC.hooksMapping, mapping),
   ];
   await heartbeat.start();
+  const cron = await startCron({ ...deps, registry: deps.runs.registry, dispatcher, actions });
   logger.info(
     {
       mainSessionKey: settings.mainSessionKey,
       heartbeatSeconds: settings.heartbeat.intervalSeconds,
       mappings: settings.mappings.map((m) => `${m.path}:${m.action.kind}`),
+      cronJobs: config.cron.jobs.length,
     },
     "hooks serving",
   );
@@ -166,6 +169,7 @@ export async function startHooksService(deps: HooksServiceDeps): Promise<HooksSe
     wake,
     stop: async () => {
       for (const unsubscribe of served) unsubscribe();
+      await cron.stop();
       await heartbeat.stop();
     },
   };

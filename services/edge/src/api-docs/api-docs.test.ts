@@ -21,6 +21,7 @@ import { AgentSubscriptions } from "../events/agent-subscriptions.js";
 import { agentRunMethods } from "../methods/agent-runs.js";
 import { agentMethods } from "../methods/agents.js";
 import { channelPairingMethods } from "../methods/channel-pairing.js";
+import { cronMethods } from "../methods/cron.js";
 import { deliveryMethods } from "../methods/delivery.js";
 import { deviceMethods } from "../methods/devices.js";
 import { operatorMethods } from "../methods/operator.js";
@@ -76,6 +77,7 @@ async function registeredMethods() {
     ...pairingMethods(devices),
     ...deviceMethods(devices),
     ...channelPairingMethods(busDeps),
+    ...cronMethods(busDeps),
     ...toolMethods(busDeps),
     ...operatorMethods({
       ...busDeps,

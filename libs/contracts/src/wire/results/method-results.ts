@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import * as Cron from "../cron-methods.js";
 import { ToolsStatusSchema } from "../tool-status.js";
 import * as Delivery from "./delivery-results.js";
 import * as Devices from "./device-results.js";
@@ -51,6 +52,11 @@ export const METHOD_RESULTS = {
   "gateway.status": Operator.GatewayStatusResultSchema,
   "tools.status": ToolsStatusSchema,
   "models.status": Operator.ModelsStatusResultSchema,
+  "cron.list": Cron.CronListResultSchema,
+  "cron.add": Cron.CronJobResultSchema,
+  "cron.update": Cron.CronJobResultSchema,
+  "cron.remove": Cron.CronRemoveResultSchema,
+  "cron.run": Cron.CronRunResultSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /** A WebSocket RPC method's name. */

@@ -94,6 +94,21 @@ export interface HookAccepted {
   duplicate: boolean;
 }
 
+/**
+ * cron.list, cron.add, cron.update, cron.remove and cron.run (control connections only): the
+ * edge validates the params against the method's schema (libs/contracts wire/cron-methods.ts)
+ * and forwards them as JSON; the hooks service owns the schedules and answers the method's
+ * result as JSON.
+ */
+export interface CronCall {
+  paramsJson: Buffer;
+}
+
+export interface CronAnswer {
+  /** EncodedJson of the method's result object, spliced as is into the response frame. */
+  resultJson: Buffer;
+}
+
 function createBaseHookWakeRequest(): HookWakeRequest {
   return { text: "", mode: "", idempotencyKey: "" };
 }
@@ -627,6 +642,98 @@ export const HookAccepted: MessageFns<HookAccepted> = {
             }
 
             message.duplicate = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCronCall(): CronCall {
+  return { paramsJson: Buffer.alloc(0) };
+}
+
+export const CronCall: MessageFns<CronCall> = {
+  encode(message: CronCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.paramsJson.length !== 0) {
+      writer.uint32(10).bytes(message.paramsJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CronCall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCronCall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.paramsJson = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCronAnswer(): CronAnswer {
+  return { resultJson: Buffer.alloc(0) };
+}
+
+export const CronAnswer: MessageFns<CronAnswer> = {
+  encode(message: CronAnswer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resultJson.length !== 0) {
+      writer.uint32(10).bytes(message.resultJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CronAnswer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCronAnswer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resultJson = Buffer.from(reader.bytes());
             continue;
           }
         }

@@ -1,0 +1,112 @@
+import { waitFor } from "@gw/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { send } from "./fixtures/agent-runs.js";
+import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { WsClient } from "./fixtures/ws-client.js";
+
+/** A one-shot long past: with catchUp "last" it fires once, at start. */
+const PAST = { id: "past", schedule: "2020-01-01T00:00:00Z", agentId: "main", message: "past once", catchUp: "last" };
+
+interface JobView {
+  id: string;
+  source: string;
+  schedule: string;
+  nextFireAt?: number;
+  lastResult?: string;
+  lastRunId?: string;
+  lastScheduledAt?: number;
+}
+
+async function call(client: WsClient, method: string, params: Record<string, unknown>) {
+  const frame = await send(client, method, params);
+  return { ok: frame.ok, payload: frame.payload as Record<string, unknown>, error: frame.error as { code: string; message: string } | undefined };
+}
+
+async function jobs(client: WsClient): Promise<JobView[]> {
+  return (await call(client, "cron.list", {})).payload.jobs as JobView[];
+}
+
+async function userMessages(client: WsClient, key: string): Promise<Array<{ body: string; sender: string }>> {
+  const preview = await send(client, "sessions.preview", { key, limit: 100 });
+  if (!preview.ok) return [];
+  return (preview.payload!.messages as Array<{ role: string; body: string; sender: string }>).filter((m) => m.role === "user");
+}
+
+describe.each(MODES)("scheduled runs over the WebSocket protocol (%s)", (mode) => {
+  let gw: GatewayUnderTest;
+  let client: WsClient;
+  beforeAll(async () => {
+    gw = await startGateway(mode, { hooksReplicas: 1, deliveryReplicas: 1, extraConfig: { cron: { jobs: [PAST] } } });
+    client = await WsClient.open(gw.wsUrl());
+    expect((await client.connect(TOKEN)).ok).toBe(true);
+  });
+  afterAll(async () => {
+    client?.close();
+    await gw?.stop();
+  });
+
+  it("fires a config one-shot in the past once at start, and shows its result", async () => {
+    const done = await waitFor(async () => (await jobs(client)).find((j) => j.id === "past" && j.lastResult === "ok"), { timeoutMs: 20_000 });
+    expect(done).toMatchObject({ source: "config", lastScheduledAt: Date.parse(PAST.schedule) });
+    expect(done.nextFireAt).toBeUndefined();
+    const waited = await call(client, "agent.wait", { runId: done.lastRunId, timeoutMs: 5_000 });
+    expect(waited.payload.status).toBe("ok");
+    // Two more passes of every replica's scheduler: nothing fires again.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(await userMessages(client, "cron:past")).toEqual([expect.objectContaining({ body: "past once", sender: "cron:past@2020-01-01T00:00:00.000Z" })]);
+  });
+
+  it("adds, lists, updates, runs now and removes a job", async () => {
+    const added = await call(client, "cron.add", { id: "hourly", schedule: "every 1h", agentId: "ops", message: "hourly check" });
+    expect(added.ok).toBe(true);
+    const job = added.payload.job as JobView;
+    expect(job).toMatchObject({ id: "hourly", source: "api", sessionKey: "cron:hourly", enabled: true, catchUp: "last" });
+    expect(job.nextFireAt! % 3_600_000).toBe(0);
+    expect((await jobs(client)).map((j) => j.id)).toEqual(["past", "hourly"]);
+
+    const updated = await call(client, "cron.update", { id: "hourly", schedule: "30 9 * * *", timezone: "Europe/Berlin" });
+    expect(updated.payload.job).toMatchObject({ schedule: "30 9 * * *", timezone: "Europe/Berlin", message: "hourly check" });
+    const nine = new Date((updated.payload.job as JobView).nextFireAt!);
+    expect(new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/Berlin", hour: "2-digit", minute: "2-digit" }).format(nine)).toBe("09:30");
+
+    const ran = await call(client, "cron.run", { id: "hourly" });
+    expect(ran.payload.sessionKey).toBe("cron:hourly");
+    const waited = await call(client, "agent.wait", { runId: ran.payload.runId, timeoutMs: 10_000 });
+    expect(waited.payload.status).toBe("ok");
+    expect(await userMessages(client, "cron:hourly")).toEqual([expect.objectContaining({ body: "hourly check", sender: "cron:hourly@now" })]);
+    const after = await waitFor(async () => (await jobs(client)).find((j) => j.id === "hourly" && j.lastResult === "ok"), { timeoutMs: 10_000 });
+    expect(after.lastRunId).toBe(ran.payload.runId);
+
+    expect((await call(client, "cron.remove", { id: "hourly" })).payload).toEqual({ removed: true, id: "hourly" });
+    expect((await jobs(client)).map((j) => j.id)).toEqual(["past"]);
+  });
+
+  it("refuses bad schedules, unknown ids and changes to config jobs, changing nothing", async () => {
+    const base = { id: "bad", agentId: "main", message: "m" };
+    const refused = async (method: string, params: Record<string, unknown>) => {
+      const res = await call(client, method, params);
+      expect(res.ok).toBe(false);
+      return res.error!;
+    };
+    expect(await refused("cron.add", { ...base, schedule: "61 * * * *" })).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringMatching(/^schedule: minute: 61/) });
+    expect(await refused("cron.add", { ...base, schedule: "every 5 minutes" })).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringMatching(/every <n><unit>/) });
+    expect(await refused("cron.add", { ...base, schedule: "2026-02-30T10:00:00Z" })).toMatchObject({ code: "INVALID_REQUEST" });
+    expect(await refused("cron.add", { ...base, schedule: "0 9 * * *", timezone: "Mars/Base" })).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringMatching(/^timezone: /) });
+    expect(await refused("cron.add", { ...base, schedule: "0 9 * * *", deliver: { channel: "nowhere", to: "x" } })).toMatchObject({ code: "CHANNEL_NOT_FOUND" });
+    expect(await refused("cron.add", { ...base, schedule: "0 9 * * *", agentId: "nobody" })).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringMatching(/agentId/) });
+    expect(await refused("cron.add", { ...base, id: "has space", schedule: "0 9 * * *" })).toMatchObject({ code: "INVALID_REQUEST" });
+    expect(await refused("cron.add", { ...PAST })).toMatchObject({ code: "CONFLICT" });
+
+    expect(await refused("cron.update", { id: "nope", enabled: false })).toMatchObject({ code: "NOT_FOUND" });
+    expect(await refused("cron.remove", { id: "nope" })).toMatchObject({ code: "NOT_FOUND" });
+    expect(await refused("cron.run", { id: "nope" })).toMatchObject({ code: "NOT_FOUND" });
+    expect(await refused("cron.update", { id: "past", enabled: false })).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringMatching(/read-only/) });
+    expect(await refused("cron.remove", { id: "past" })).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringMatching(/read-only/) });
+
+    expect((await call(client, "cron.add", { ...base, schedule: "0 9 * * *" })).ok).toBe(true);
+    expect(await refused("cron.add", { ...base, schedule: "0 10 * * *" })).toMatchObject({ code: "CONFLICT" });
+    expect(await refused("cron.update", { id: "bad", schedule: "* * *" })).toMatchObject({ code: "INVALID_REQUEST" });
+    expect((await jobs(client)).find((j) => j.id === "bad")).toMatchObject({ schedule: "0 9 * * *" });
+    expect((await call(client, "cron.remove", { id: "bad" })).ok).toBe(true);
+  });
+});
