@@ -39,7 +39,26 @@ export default tseslint.config(
     rules: { "gw/import-boundaries": "error" },
   },
   {
-    files: ["scripts/**/*.mjs", "scripts/**/*.ts", "bench/**/*.ts", "**/*.test.ts", "**/test/**/*.ts"],
+    // Browser code (the web app and the client it bundles, scripts/gen-webchat.mjs): no Node
+    // globals or modules, and of the gateway's own packages, which run in Node, only types
+    // (esbuild drops type imports). tsc reads those packages with Node's types, so this guards it.
+    files: ["libs/client/src/**/*.ts", "services/edge/webchat/src/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-globals": ["error", "Buffer", "process", "global", "require", "__dirname", "__filename", "setImmediate"],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["node:*"], message: "browser code: no Node modules" },
+            { group: ["@gw/*", "!@gw/client"], allowTypeImports: true, message: "browser code takes only types from the gateway's Node packages" },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["scripts/**/*.mjs", "scripts/**/*.ts", "bench/**/*.ts", "bench/**/*.mjs", "**/*.test.ts", "**/test/**/*.ts"],
     rules: { "no-console": "off" },
   },
 );

@@ -20,6 +20,7 @@ import { memorySuite } from "./suites/memory.js";
 import { modelFallbackSuite } from "./suites/model-fallback.js";
 import { sessionsScaleSuite } from "./suites/sessions-scale.js";
 import { soakSuite } from "./suites/soak.js";
+import { streamsSuite } from "./suites/streams.js";
 import { tracingSuite } from "./suites/tracing.js";
 import { wsRpcSuite } from "./suites/ws-rpc.js";
 
@@ -34,6 +35,7 @@ const SUITES: Suite[] = [
   inboundSuite,
   fanOutSuite,
   concurrentRunsSuite,
+  streamsSuite,
   sessionsScaleSuite,
   idleConnectionsSuite,
   soakSuite,

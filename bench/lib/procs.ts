@@ -12,13 +12,14 @@ export interface BenchProcess {
 }
 
 /**
- * Runs a bench TypeScript file in its own Node process (tsx as a loader, so the pid is the
- * program itself and its RSS is what we measure).
+ * Runs a bench file in its own Node process: TypeScript with tsx as a loader (so the pid is the
+ * program itself and its RSS is what we measure), plain `.mjs` without any loader.
  */
 export function spawnBench(file: string, args: string[] = [], env: Record<string, string> = {}): BenchProcess {
   // GW_CPU_PROF_DIR=<dir>: every bench process writes a V8 CPU profile there when it exits.
   const profile = process.env.GW_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.GW_CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", `${ROOT}bench/${file}`, ...args], {
+  const loader = file.endsWith(".mjs") ? [] : ["--import", "tsx"];
+  const child = spawn(process.execPath, [...profile, ...loader, `${ROOT}bench/${file}`, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -10,7 +10,7 @@ const CONCURRENCY = 16;
 const WIDE = 64;
 // SPEC-shaped targets: the gateway may add this much to the median of one request at a time.
 const ADDED_P50_TARGET_MS: Record<Mode, number> = { embedded: 1, distributed: 2 };
-// Against the passthrough floor (bench/servers/passthrough.ts): the share of its throughput the
+// Against the passthrough floor (bench/servers/passthrough.mjs): the share of its throughput the
 // gateway reaches, and what it may add to its median, one request at a time.
 const FLOOR_SHARE: Record<Mode, number> = { embedded: 0.7, distributed: 0.35 };
 const FLOOR_ADDED_P50_MS: Record<Mode, number> = { embedded: 0.3, distributed: 1 };
@@ -37,7 +37,7 @@ const APIS = {
 /** Where the same request goes: the fake directly, through the passthrough floor, through the gateway. */
 interface Targets {
   upstream: string;
-  /** bench/servers/passthrough.ts in front of the same fake (chat completions only). */
+  /** bench/servers/passthrough.mjs in front of the same fake (chat completions only). */
   floor: string;
 }
 
@@ -111,7 +111,7 @@ async function run(ctx: BenchContext): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   try {
     const upstream = `http://127.0.0.1:${(await fake.waitLine(/listening (\d+)/))[1]}`;
-    passthrough = spawnBench("servers/passthrough.ts", [upstream]);
+    passthrough = spawnBench("servers/passthrough.mjs", [upstream]);
     const targets = { upstream, floor: `http://127.0.0.1:${(await passthrough.waitLine(/listening (\d+)/))[1]}` };
     for (const mode of ["embedded", "distributed"] as const) {
       const gw = await startBenchGateway(mode, { upstreamUrl: upstream });

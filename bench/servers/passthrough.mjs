@@ -3,14 +3,16 @@
 // session, no run, no events, no logging: what is left is what any Node relay of this API pays
 // (the HTTP parser, one upstream request, the copy back). The chat-completions benchmark measures
 // it in the same rounds as the gateway and the direct call.
-// Usage: passthrough.ts <upstream base URL>. Prints "listening <port>".
+// Plain JavaScript, so it runs without a TypeScript loader, as the gateway's build does.
+// Usage: passthrough.mjs <upstream base URL>. Prints "listening <port>".
 import Fastify from "fastify";
 import { Pool } from "undici";
 
 const upstream = process.argv[2];
-if (!upstream) throw new Error("usage: passthrough.ts <upstream base URL>");
+if (!upstream) throw new Error("usage: passthrough.mjs <upstream base URL>");
 
-const pool = new Pool(new URL(upstream).origin, { connections: 128, keepAliveTimeout: 30_000 });
+// As many upstream connections as requests in flight, as the gateway's own client opens.
+const pool = new Pool(new URL(upstream).origin, { keepAliveTimeout: 30_000 });
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
 
 // The body is forwarded as it came: no JSON parse on the way through.
@@ -21,7 +23,7 @@ app.post("/v1/chat/completions", async (req, reply) => {
     path: "/v1/chat/completions",
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: req.body as Buffer,
+    body: req.body,
   });
   const type = answer.headers["content-type"];
   void reply.code(answer.statusCode).header("content-type", typeof type === "string" ? type : "application/json");

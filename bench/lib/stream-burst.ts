@@ -1,0 +1,89 @@
+import { Agent, request } from "node:http";
+import { Samples } from "./stats.js";
+
+export interface BurstOptions {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  /** Streams opened at once. */
+  count: number;
+  /** Content pieces every stream must deliver (the fake's `word0 ` ... `word<n-1> `). */
+  expectedWords: number;
+  timeoutMs: number;
+}
+
+export interface BurstResult {
+  count: number;
+  /** Streams that ended with every word, in order. */
+  complete: number;
+  failed: number;
+  /** From the first request sent to the last stream's end. */
+  wallMs: number;
+  /** Time to the first content chunk, per stream. */
+  ttfcP50Ms: number;
+  ttfcP99Ms: number;
+}
+
+/** The assistant text of an OpenAI chat-completions SSE body (`choices[0].delta.content`). */
+function streamedText(body: string): string {
+  let text = "";
+  for (const line of body.split("\n")) {
+    if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+    const chunk = JSON.parse(line.slice(6)) as { choices?: Array<{ delta?: { content?: string } }> };
+    text += chunk.choices?.[0]?.delta?.content ?? "";
+  }
+  return text;
+}
+
+function expectedText(words: number): string {
+  return Array.from({ length: words }, (_, i) => `word${i} `).join("");
+}
+
+/** One streaming POST: when its first content arrived (ms after `t0`), and whether it was whole. */
+function oneStream(agent: Agent, opts: BurstOptions, t0: number): Promise<{ ttfcMs: number; whole: boolean }> {
+  return new Promise((resolve) => {
+    let ttfcMs = Number.NaN;
+    const req = request(
+      opts.url,
+      { method: "POST", agent, headers: { "content-type": "application/json", ...opts.headers } },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          if (Number.isNaN(ttfcMs) && chunk.includes('"content"')) ttfcMs = performance.now() - t0;
+          body += chunk;
+        });
+        res.on("end", () => {
+          let whole: boolean;
+          try {
+            whole = res.statusCode === 200 && streamedText(body) === expectedText(opts.expectedWords);
+          } catch {
+            whole = false;
+          }
+          resolve({ ttfcMs, whole });
+        });
+        res.on("error", () => resolve({ ttfcMs, whole: false }));
+      },
+    );
+    req.setTimeout(opts.timeoutMs, () => req.destroy(new Error("timed out")));
+    req.on("error", () => resolve({ ttfcMs, whole: false }));
+    req.end(opts.body);
+  });
+}
+
+/**
+ * Opens `count` streaming requests at once, each on its own connection, and waits for all of
+ * them: wall time, time-to-first-chunk percentiles, and how many delivered every word in order.
+ */
+export async function streamBurst(opts: BurstOptions): Promise<BurstResult> {
+  const agent = new Agent({ keepAlive: false, maxSockets: opts.count });
+  const t0 = performance.now();
+  const outcomes = await Promise.all(Array.from({ length: opts.count }, () => oneStream(agent, opts, t0)));
+  const wallMs = performance.now() - t0;
+  agent.destroy();
+  const ttfc = new Samples();
+  for (const o of outcomes) if (!Number.isNaN(o.ttfcMs)) ttfc.add(o.ttfcMs);
+  const complete = outcomes.filter((o) => o.whole).length;
+  const { p50, p99 } = ttfc.summary();
+  return { count: opts.count, complete, failed: opts.count - complete, wallMs: Math.round(wallMs), ttfcP50Ms: p50, ttfcP99Ms: p99 };
+}
