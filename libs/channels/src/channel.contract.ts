@@ -55,6 +55,11 @@ export interface ReceiverHarness {
   adapter: ChannelAdapter;
   /** Has the platform hold a person's `text` for this account. */
   write(text: string): void | Promise<void>;
+  /**
+   * The platform delivers only to a connected receiver (a gateway): `write` is called while the
+   * receiver starts reading, and waits for its connection itself.
+   */
+  live?: boolean;
 }
 
 export interface ChannelHarness {

@@ -1,11 +1,22 @@
 import { describeChannelContract } from "@gw/channels/contract";
-import { DEFAULT_DISCORD_BOTS, DEFAULT_DISCORD_CHANNELS, DEFAULT_MEDIA_FILES, startFakeDiscord, startFakeMediaServer } from "@gw/testing";
+import {
+  DEFAULT_DISCORD_BOTS,
+  DEFAULT_DISCORD_CHANNELS,
+  DEFAULT_DISCORD_USERS,
+  DEFAULT_MEDIA_FILES,
+  startFakeDiscord,
+  startFakeDiscordGateway,
+  startFakeMediaServer,
+  waitUntil,
+} from "@gw/testing";
 import { HttpClients } from "../../http-clients.js";
 import { discordPlugin } from "./plugin.js";
 import { DiscordSettingsSchema } from "./settings.js";
 
 describeChannelContract("discord", async () => {
   const fake = await startFakeDiscord();
+  const gateway = await startFakeDiscordGateway({ bots: DEFAULT_DISCORD_BOTS, heartbeatIntervalMs: 200 });
+  const [person] = DEFAULT_DISCORD_USERS;
   const media = await startFakeMediaServer();
   const [one, two] = DEFAULT_DISCORD_BOTS;
   const [general, thread] = DEFAULT_DISCORD_CHANNELS;
@@ -14,8 +25,21 @@ describeChannelContract("discord", async () => {
   // policy that lets the loopback media server through the SSRF guard.
   const clients = new HttpClients(secrets);
   const http: typeof clients.factory = (opts) => clients.factory({ ...opts, ssrf: { allowHosts: ["127.0.0.1"] } });
-  const account = (botToken: string) =>
-    discordPlugin.create({ channelId: "discord", accountId: botToken, settings: DiscordSettingsSchema.parse({ botToken, apiBaseUrl: fake.baseUrl }), http });
+  const account = (botToken: string, inbound = "off") =>
+    discordPlugin.create({
+      channelId: "discord",
+      accountId: botToken,
+      settings: DiscordSettingsSchema.parse({ botToken, apiBaseUrl: fake.baseUrl, gatewayUrl: gateway.url, inbound }),
+      http,
+    });
+  // A DM from a person, over the Gateway to the first bot.
+  const sessionsMade = () => gateway.stats.identifies + gateway.stats.resumed;
+  const dm = async (text: string) => {
+    // Once the receiver that is starting has identified (or resumed), so its session gets the DM.
+    const before = sessionsMade();
+    await waitUntil(() => sessionsMade() > before, { what: "the receiver's Gateway session" });
+    gateway.userWrites({ channelId: "1400000000000000001", author: { id: person!.id, username: person!.username }, content: text });
+  };
   return {
     fake,
     accounts: [
@@ -24,6 +48,10 @@ describeChannelContract("discord", async () => {
     ],
     recipient: { to: `channel:${general!.id}`, chat: general!.id },
     threadId: thread!.id,
+    inbound: {
+      receiver: { adapter: account(one!.token, "gateway"), write: dm, live: true },
+      from: { chat: `user:${person!.id}`, sender: person!.id },
+    },
     invalidRecipients: ["", "general", "channel:", "channel:abc", "user:12", "guild:1100000000000000001", "#general"],
     media: {
       urls: [media.url("photo.png"), media.url("report.pdf")],
@@ -38,6 +66,7 @@ describeChannelContract("discord", async () => {
     close: async () => {
       await clients.close();
       await fake.close();
+      await gateway.close();
       await media.close();
     },
   };

@@ -1,11 +1,20 @@
 import { describeChannelContract } from "@gw/channels/contract";
-import { expect } from "vitest";
 import { createHttpClient, type HttpClient } from "@gw/http-client";
-import { DEFAULT_BLUEBUBBLES_SERVERS, DEFAULT_MEDIA_FILES, startFakeBlueBubbles, startFakeMediaServer } from "@gw/testing";
+import { blueBubblesNewMessage, DEFAULT_BLUEBUBBLES_SERVERS, DEFAULT_MEDIA_FILES, startFakeBlueBubbles, startFakeMediaServer } from "@gw/testing";
+import { expect } from "vitest";
+import { rawRequest } from "../contract-helpers.js";
 import { DEFAULT_MEDIA_LIMITS, type HttpClientFactory } from "../registry.js";
 import { imessagePlugin } from "./plugin.js";
 
 const PASSWORDS = DEFAULT_BLUEBUBBLES_SERVERS.map((s) => s.password);
+/** A person writing to the Mac's account in a one-to-one chat. */
+const PERSON = "+15557654321";
+const CHAT = `iMessage;-;${PERSON}`;
+
+/** A BlueBubbles webhook request: the server's password in the URL's query. */
+function webhook(body: string, password: string): ReturnType<typeof rawRequest> {
+  return rawRequest({ headers: { "content-type": "application/json" }, body }, { query: { password } });
+}
 
 describeChannelContract("imessage", async () => {
   const fake = await startFakeBlueBubbles();
@@ -34,6 +43,19 @@ describeChannelContract("imessage", async () => {
     accounts: [account(0), account(1)],
     recipient: { to: "+1 555 765 4321", chat: "iMessage;-;+15557654321" },
     threadId: "5E3B6C1A-7F0D-4C3B-9D64-2A1F0B9E8C77",
+    inbound: (() => {
+      const message = (text: string) => JSON.stringify(blueBubblesNewMessage({ chatGuid: CHAT, from: PERSON, text }));
+      const hooked = account(0).adapter;
+      return {
+        webhook: {
+          adapter: hooked,
+          request: (text: string) => webhook(message(text), PASSWORDS[0]!),
+          forged: (text: string) => webhook(message(text), "not-the-password"),
+          malformed: () => webhook("{not json", PASSWORDS[0]!),
+        },
+        from: { chat: CHAT, sender: PERSON },
+      };
+    })(),
     invalidRecipients: ["", "15557654321", "+0123", "someone", "a@b", "iMessage;-;", "Telegram;-;+15557654321"],
     media: {
       urls: [media.url("photo.png"), media.url("report.pdf")],

@@ -6,9 +6,12 @@ import { signalPlugin } from "./plugin.js";
 
 /** Each account reaches the bridge through a basic-auth proxy, so there are credentials to keep out of errors. */
 const PROXY_PASSWORDS = ["proxy-secret-one", "proxy-secret-two"] as const;
+/** A person writing to the first account. */
+const PERSON = "+15557654321";
 
 describeChannelContract("signal", async () => {
-  const fake = await startFakeSignal();
+  // native mode: its receive endpoint keeps messages until read (json-rpc mode is refused for inbound).
+  const fake = await startFakeSignal({ mode: "native" });
   const media = await startFakeMediaServer();
   const clients: HttpClient[] = [];
   // The media server is on loopback: this test's factory lets downloads reach it.
@@ -29,11 +32,23 @@ describeChannelContract("signal", async () => {
     });
     return { adapter, identity: number };
   };
+  // The first account again, reading the bridge's receive endpoint.
+  const reader = signalPlugin.create({
+    channelId: "signal",
+    accountId: "reader",
+    settings: { bridgeUrl: fake.baseUrl, number: DEFAULT_SIGNAL_ACCOUNTS[0]!, dmPolicy: "pairing", allowFrom: [], inbound: "receive" },
+    http,
+    media: DEFAULT_MEDIA_LIMITS,
+  });
   return {
     fake,
     accounts: [account(0), account(1)],
     recipient: { to: "+1 555 765 4321", chat: "+15557654321" },
     threadId: "1700000000123",
+    inbound: {
+      receiver: { adapter: reader, write: (text) => void fake.userWrites({ from: PERSON, text }) },
+      from: { chat: PERSON, sender: PERSON },
+    },
     invalidRecipients: ["", "15557654321", "+0123", "alice", "group.", "group.YWJj", "+1555765432100000"],
     media: {
       urls: [media.url("photo.png"), media.url("report.pdf")],
