@@ -5,13 +5,16 @@
 //  - production code reaches another workspace only through its package entry (`@gw/<name>`),
 //    never through a deep path or a relative path into the other workspace's folder;
 //  - production code never imports test tooling;
+//  - libs/channels, the channel port, holds no platform code (issue 27): its production code names
+//    no platform whose plugin lives in services/delivery/src/channels/<kind>/ (an identifier such
+//    as TelegramSettingsSchema, or the kind as a string);
 //  - production code outside libs/runs starts, waits for and ends runs with the one run lifecycle
 //    of @gw/runs (issue 27): it never imports the pieces a copy of it is made of (publishing a
 //    run's end, the wait's machine, the runner-death detector); only a runner publishes the
 //    terminal event of a run it ran.
 // Test code (*.test.ts, *.contract.ts and their contract-helpers.ts, test/ folders) may share fixtures across workspaces but
 // obeys the first two.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -26,6 +29,42 @@ const RUN_LIFECYCLE_PARTS = new Map([
   ["terminalMessages", ["services/agent-runner"]],
   ["finalRecordMessage", ["services/agent-runner"]],
 ]);
+
+/** Kinds that are also ordinary words: only their capitalised form inside a name counts (not AbortSignal). */
+const WORD_KINDS = new Set(["signal"]);
+
+/** The platform kinds that have a plugin: the folders of services/delivery/src/channels with a plugin.ts. */
+function platformKinds(root) {
+  try {
+    return readdirSync(join(root, CHANNEL_PLUGINS), { withFileTypes: true })
+      .filter((dir) => dir.isDirectory() && existsSync(join(root, CHANNEL_PLUGINS, dir.name, "plugin.ts")))
+      .map((dir) => dir.name.toLowerCase());
+  } catch {
+    return [];
+  }
+}
+
+/** The platform `name` (an identifier) names, if any. */
+function platformInName(name, kinds) {
+  return kinds.find((kind) => (WORD_KINDS.has(kind) ? new RegExp(`${kind[0].toUpperCase()}${kind.slice(1)}(?=[A-Z0-9_])`).test(name) : name.toLowerCase().includes(kind)));
+}
+
+/** Visitors reporting platform names in libs/channels' production code. */
+function platformNameVisitors(context, kinds) {
+  const report = (node, name, kind) => context.report({ node, messageId: "platformCode", data: { name, kind } });
+  const literal = (node, text) => {
+    const kind = kinds.find((k) => typeof text === "string" && text.trim().toLowerCase() === k);
+    if (kind !== undefined) report(node, JSON.stringify(text), kind);
+  };
+  return {
+    Identifier(node) {
+      const kind = platformInName(node.name, kinds);
+      if (kind !== undefined) report(node, node.name, kind);
+    },
+    Literal: (node) => literal(node, node.value),
+    TemplateElement: (node) => literal(node, node.value.cooked),
+  };
+}
 
 /** `@gw/<name>` -> `libs/<dir>` or `services/<dir>`, from the workspaces' package.json files. */
 function workspacePackages(root) {
@@ -85,6 +124,7 @@ function reportRunLifecycleParts(context, node, workspace) {
 
 export function createImportBoundariesRule(root = REPO_ROOT) {
   let packages;
+  let kinds;
   return {
     meta: {
       type: "problem",
@@ -95,6 +135,8 @@ export function createImportBoundariesRule(root = REPO_ROOT) {
         edgeImportsChannel: "the edge must not import a channel plugin ({{target}}): channel traffic goes to the delivery service over the bus",
         internals: "import {{entry}} (its package entry), not its internals ({{target}})",
         testTooling: "production code must not import test tooling ({{target}})",
+        platformCode:
+          "libs/channels is the platform-neutral channel port: {{name}} names the {{kind}} platform, whose code belongs in services/delivery/src/channels/{{kind}}/",
         runLifecycle:
           "{{name}} is how @gw/runs runs the run lifecycle, not for {{workspace}}: start, wait for and end runs with its runRequest, registerRun, RunWaiting and endRun",
       },
@@ -126,12 +168,15 @@ export function createImportBoundariesRule(root = REPO_ROOT) {
           report("internals", { entry });
         }
       };
-      return {
+      const imports = {
         ImportDeclaration: check,
         ExportNamedDeclaration: check,
         ExportAllDeclaration: check,
         ImportExpression: check,
       };
+      if (from.workspace !== "libs/channels" || !production) return imports;
+      kinds ??= platformKinds(root);
+      return { ...imports, ...platformNameVisitors(context, kinds) };
     },
   };
 }

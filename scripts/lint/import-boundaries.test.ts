@@ -72,6 +72,22 @@ describe("gw/import-boundaries, as configured in eslint.config.js", () => {
     ]);
   });
 
+  it("refuses platform code in libs/channels, the channel port: a platform's names and its kind", async () => {
+    const why = (name: string, kind: string) =>
+      `libs/channels is the platform-neutral channel port: ${name} names the ${kind} platform, whose code belongs in services/delivery/src/channels/${kind}/`;
+    const code = 'export const TelegramSettingsSchema = { kind: "slack" };\nexport const isSignalGroup = (to: string) => to === `imessage`;\n';
+    expect(await boundaryErrors("libs/channels/src/fixture.ts", code)).toEqual([
+      why("TelegramSettingsSchema", "telegram"),
+      why('"slack"', "slack"),
+      why("isSignalGroup", "signal"),
+      why('"imessage"', "imessage"),
+    ]);
+    // An AbortSignal is no platform; tests and other workspaces may name platforms freely.
+    expect(await boundaryErrors("libs/channels/src/fixture.ts", "export const wait = (signal: AbortSignal) => signal.aborted;\n")).toEqual([]);
+    expect(await boundaryErrors("libs/channels/src/fixture.test.ts", code)).toEqual([]);
+    expect(await boundaryErrors("libs/config/src/fixture.ts", code)).toEqual([]);
+  });
+
   it("allows package entries, a workspace's own files, a service's own channel plugins and shared test fixtures", async () => {
     const allowed: Array<[string, string]> = [
       ["services/gateway/src/fixture.ts", 'import { startEdge } from "@gw/edge";\nexport { startEdge };\n'],
