@@ -1,5 +1,4 @@
-import { callRpc } from "@gw/bus";
-import { type CronAnswer, RPC } from "@gw/contracts";
+import { RPC } from "@gw/contracts";
 import { waitFor } from "@gw/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { firingRun } from "../src/cron/firing-ids.js";
@@ -14,18 +13,13 @@ afterEach(async () => {
 
 const json = (bytes: Uint8Array) => JSON.parse(Buffer.from(bytes).toString("utf8")) as Record<string, unknown>;
 
-async function cronCall(harness: Harness, def: typeof RPC.cronAdd, params: object): Promise<Record<string, unknown>> {
-  const answer: CronAnswer = await callRpc(harness.bus, harness.subjects, def, { paramsJson: Buffer.from(JSON.stringify(params)) }, { timeoutMs: 5_000 });
-  return json(answer.resultJson);
-}
-
 const scheduledOf = (runId: string) => Number(/^cron-tick-(\d+)-/.exec(runId)?.[1]);
 
 describe("a replica that dies in the middle of a firing", () => {
   it("leaves the firing to another, which starts the same run (not a second one) and goes on from there", async () => {
     h = await startHarness();
     const harness = h;
-    await cronCall(harness, RPC.cronAdd, { id: "tick", schedule: "every 1s", agentId: "main", message: "tick", catchUp: "all" });
+    await harness.cron(RPC.cronAdd, { id: "tick", schedule: "every 1s", agentId: "main", message: "tick", catchUp: "all" });
     const { generation } = json((await (await harness.durable.kv("cron_jobs")).get("tick"))!.value) as { generation: string };
     const states = await harness.durable.kv("cron_state");
     // The job's state exists once a replica's scheduler has seen it.
@@ -44,7 +38,7 @@ describe("a replica that dies in the middle of a firing", () => {
 
     // The live replica takes over once the lease lapses, and catches up from that firing on.
     await waitFor(async () => ((json((await states.get("tick"))!.value).cursor as number) >= firing + 2_000 ? true : undefined), { timeoutMs: 10_000 });
-    await cronCall(harness, RPC.cronUpdate, { id: "tick", enabled: false });
+    await harness.cron(RPC.cronUpdate, { id: "tick", enabled: false });
     const runIds = harness.runs.map((r) => r.runId).filter((id) => id.startsWith("cron-tick-"));
     expect(runIds.filter((id) => id === ids.runId)).toHaveLength(1);
     expect(new Set(runIds).size).toBe(runIds.length);

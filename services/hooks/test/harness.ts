@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Bus, callRpc, createSubjects, InProcessBus, type Subjects } from "@gw/bus";
+import { type Bus, callRpc, createSubjects, InProcessBus, type RpcDefinition, type Subjects } from "@gw/bus";
 import { type GatewayConfig, parseConfig } from "@gw/config";
 import {
+  type CronAnswer,
+  type CronCall,
   DeliveryEnqueueRequest,
   DeliveryEnqueueResponse,
   encodeMessage,
@@ -55,6 +57,8 @@ export interface Harness {
   wake(text: string, mode?: string, idempotencyKey?: string): Promise<HookAccepted>;
   agent(req: Partial<HookAgentRequest>): Promise<HookAccepted>;
   mapping(path: string, payload: unknown, more?: { headers?: Record<string, string>; query?: Record<string, string>; idempotencyKey?: string }): Promise<HookAccepted>;
+  /** One of the cron.* methods (RPC.cronAdd...), params and answer as JSON. */
+  cron(def: RpcDefinition<CronCall, CronAnswer>, params: object): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -172,6 +176,10 @@ export async function startHarness(hooks: Record<string, unknown> = {}, opts: { 
         },
         call,
       ),
+    cron: async (def, params) => {
+      const answer = await callRpc(bus, subjects, def, { paramsJson: Buffer.from(JSON.stringify(params)) }, call);
+      return JSON.parse(Buffer.from(answer.resultJson).toString("utf8")) as Record<string, unknown>;
+    },
     close,
   };
 }

@@ -91,7 +91,10 @@ export class CronScheduler {
     const schedule = scheduleOf(booked);
     let state = await this.current(booked, schedule);
     if (state.lastResult === "running" && state.lastRunId !== undefined) state = await this.recordOutcome(booked.job.id, state);
-    if (!booked.job.enabled) return null;
+    if (!booked.job.enabled) {
+      await this.skipWhileDisabled(booked, schedule, state);
+      return null;
+    }
     if (dueFiring(schedule, booked.job.catchUp, state.cursor, Date.now()) !== null) {
       await withLease(this.deps.store.leases, `cron:fire:{${booked.job.id}}`, randomUUID(), FIRING_LEASE, async (lease) => {
         // Other replicas may have moved on while this one waited: only the state read under the lease counts.
@@ -104,6 +107,15 @@ export class CronScheduler {
       });
     }
     return nextFireAt(schedule, state.cursor);
+  }
+
+  /** Firings that pass while a job is disabled are not missed ones: enabling it again does not catch them up. */
+  private async skipWhileDisabled(booked: BookedJob, schedule: Schedule, state: JobState): Promise<void> {
+    const passed = dueFiring(schedule, "last", state.cursor, Date.now());
+    if (passed === null) return;
+    await this.deps.states.change(booked.job.id, (now) =>
+      now === null || now.definition !== state.definition || (now.cursor ?? -Infinity) >= passed.cursor ? undefined : { ...now, cursor: passed.cursor },
+    );
   }
 
   /** The job's state, started (or started afresh for a new definition) when needed. */
