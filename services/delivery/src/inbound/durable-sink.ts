@@ -29,7 +29,7 @@ export class DurableInboundSink implements InboundSink {
       /** Starts working a session's queue (InboundProcessor.kick). */
       kick: (queueKey: string) => void;
       /** What new messages do to the session's running turn (QueueArrivals.arrived); never rejects. */
-      arrived?: (queueKey: string) => Promise<void>;
+      arrived?: (queueKey: string, origin: InboundOrigin, latest: InboundMessage) => Promise<void>;
     },
   ) {}
 
@@ -51,7 +51,7 @@ export class DurableInboundSink implements InboundSink {
       const { key, added } = await this.deps.store.append(origin, sessionKey, batch, skip);
       if (added === 0) continue;
       this.deps.kick(key);
-      await this.deps.arrived?.(key);
+      await this.deps.arrived?.(key, origin, batch.at(-1)!);
     }
   }
 }

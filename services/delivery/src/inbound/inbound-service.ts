@@ -103,7 +103,7 @@ export async function startInbound(deps: InboundDeps): Promise<Inbound> {
     },
   );
   const arrivals = new QueueArrivals({ ...deps, store, registry: deps.runs.registry, queueOf: (queue, msg) => turn.queueOf(queue, msg) });
-  const sink = new DurableInboundSink({ ...deps, store, answered, kick: (key) => processor.kick(key), arrived: (key) => arrivals.arrived(key) });
+  const sink = new DurableInboundSink({ ...deps, store, answered, kick: (key) => processor.kick(key), arrived: (key, origin, msg) => arrivals.arrived(key, origin, msg) });
   const router = new WebhookRouter({ ...deps, sink });
 
   const served: Unsubscribe[] = [

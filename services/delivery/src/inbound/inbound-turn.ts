@@ -11,7 +11,7 @@ import type { AnsweredEvents } from "./answered-events.js";
 import { eventKeyOf, turnText } from "./conversation.js";
 import type { InboundMedia } from "./inbound-media.js";
 import { type InboundRoute, routeOf } from "./inbound-route.js";
-import type { QueueRead, QueuedMessage, SessionQueue } from "./inbound-store.js";
+import type { QueueRead, QueuedMessage } from "./inbound-store.js";
 import { capTurn, inboxEntryOf, type PlannedTurn } from "./pending-queue.js";
 import type { PairingBook, PairingEntry } from "./sender-approval-book.js";
 import { allowListed, judgeSender, needsApprovalLookup, type Verdict } from "./sender-policy.js";
@@ -68,10 +68,10 @@ const NOTHING_RAN: TurnOutcome = { steered: [], aborted: false };
 export class InboundTurn {
   constructor(private readonly deps: InboundTurnDeps) {}
 
-  /** The queue settings of a session's messages (its route's); followup for an account no longer configured. */
-  queueOf(queue: SessionQueue, msg: InboundMessage): QueueSettings {
-    const account = this.deps.directory.account(queue.channelId, queue.accountId);
-    if (account === undefined || account.accountId !== queue.accountId) return DEFAULT_QUEUE;
+  /** The queue settings of an account's message (its route's); followup for an account no longer configured. */
+  queueOf(origin: InboundOrigin, msg: InboundMessage): QueueSettings {
+    const account = this.deps.directory.account(origin.channelId, origin.accountId);
+    if (account === undefined || account.accountId !== origin.accountId) return DEFAULT_QUEUE;
     return routeOf(this.deps.bindings, account, msg).queue;
   }
 

@@ -3,16 +3,17 @@ import type { InboundMessage } from "@gw/channels";
 import type { QueueSettings } from "@gw/config";
 import type { Logger } from "@gw/runtime";
 import { requestRunAbort, type RunRegistry } from "@gw/runs";
-import type { InboundStore, SessionQueue } from "./inbound-store.js";
+import type { InboundStore } from "./inbound-store.js";
 import { inboxEntryOf, markInterrupt, markSteer, untouched } from "./pending-queue.js";
+import type { InboundOrigin } from "./sink.js";
 
 export interface QueueArrivalsDeps {
   store: InboundStore;
   registry: RunRegistry;
   bus: Bus;
   subjects: Subjects;
-  /** The session's queue settings (InboundTurn.queueOf). */
-  queueOf: (queue: SessionQueue, msg: InboundMessage) => QueueSettings;
+  /** The queue settings of an account's message (InboundTurn.queueOf). */
+  queueOf: (origin: InboundOrigin, msg: InboundMessage) => QueueSettings;
   logger: Logger;
 }
 
@@ -30,14 +31,18 @@ export interface QueueArrivalsDeps {
 export class QueueArrivals {
   constructor(private readonly deps: QueueArrivalsDeps) {}
 
-  /** Never rejects: the message is stored already, and a failure here only makes it wait for the next turn. */
-  async arrived(key: string): Promise<void> {
+  /**
+   * `latest`, a message just stored for the session (its mode is the session's: a route is per
+   * chat and thread), spares followup and collect sessions a read. Never rejects: the message is
+   * stored already, and a failure here only makes it wait for the next turn.
+   */
+  async arrived(key: string, origin: InboundOrigin, latest: InboundMessage): Promise<void> {
+    const { mode } = this.deps.queueOf(origin, latest);
+    if (mode !== "steer" && mode !== "interrupt") return;
     try {
       const read = await this.deps.store.read(key);
       const runId = read?.queue.items[0]?.turn;
-      const waiting = read === null ? [] : untouched(read.queue);
-      if (read === null || runId === undefined || waiting.length === 0) return;
-      const { mode } = this.deps.queueOf(read.queue, waiting[0]!.message);
+      if (read === null || runId === undefined || untouched(read.queue).length === 0) return;
       if (mode === "steer") await this.steer(key, runId);
       else if (mode === "interrupt") await this.interrupt(key, runId);
     } catch (err) {
