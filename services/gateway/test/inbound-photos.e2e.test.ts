@@ -1,9 +1,29 @@
-import { DEFAULT_TELEGRAM_BOTS, DEFAULT_TELEGRAM_CHATS, type FakeModelServer, type FakeTelegram, startFakeModelServer, startFakeTelegram, waitUntil } from "@gw/testing";
+import {
+  DEFAULT_DISCORD_BOTS,
+  DEFAULT_DISCORD_USERS,
+  DEFAULT_MEDIA_FILES,
+  DEFAULT_TELEGRAM_BOTS,
+  DEFAULT_TELEGRAM_CHATS,
+  type FakeDiscord,
+  type FakeDiscordGateway,
+  type FakeMediaServer,
+  type FakeModelServer,
+  type FakeTelegram,
+  startFakeDiscord,
+  startFakeDiscordGateway,
+  startFakeMediaServer,
+  startFakeModelServer,
+  startFakeTelegram,
+  waitUntil,
+} from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 const [bot] = DEFAULT_TELEGRAM_BOTS;
+const [dcBot] = DEFAULT_DISCORD_BOTS;
+const [person] = DEFAULT_DISCORD_USERS;
+const DM_CHANNEL = "1400000000000000011";
 const ECHO_CHAT = 4242;
 const VISION_CHAT = 4343;
 const MAX_MEDIA = 4_096;
@@ -25,20 +45,27 @@ interface PreviewMessage {
 describe.each(MODES)("inbound photos (%s)", (mode) => {
   let tg: FakeTelegram;
   let model: FakeModelServer;
+  let rest: FakeDiscord;
+  let discord: FakeDiscordGateway;
+  let media: FakeMediaServer;
   let gw: GatewayUnderTest;
   let client: WsClient;
 
   const answers = (chat: number) => tg.delivered.filter((d) => d.chat === String(chat)).map((d) => d.text ?? "");
-  const preview = async (chat: number): Promise<PreviewMessage[]> => {
-    const res = await client.request("sessions.preview", { key: `tg:${chat}` });
+  const preview = async (chat: number | string): Promise<PreviewMessage[]> => {
+    const res = await client.request("sessions.preview", { key: typeof chat === "number" ? `tg:${chat}` : chat });
     return res.ok ? (res.payload as { messages: PreviewMessage[] }).messages : [];
   };
 
   beforeAll(async () => {
     tg = await startFakeTelegram({ chats: [...DEFAULT_TELEGRAM_CHATS, { id: VISION_CHAT, type: "private" }] });
     model = await startFakeModelServer();
+    rest = await startFakeDiscord({ channels: [{ id: DM_CHANNEL, type: 1 }] });
+    discord = await startFakeDiscordGateway({ bots: [dcBot!], heartbeatIntervalMs: 5_000 });
+    media = await startFakeMediaServer();
     const channels = {
       tg: { kind: "telegram", botToken: bot!.token, apiBaseUrl: tg.baseUrl, inbound: "polling", dmPolicy: "allowlist", allowFrom: [String(ECHO_CHAT), String(VISION_CHAT)] },
+      dc: { kind: "discord", botToken: dcBot!.token, apiBaseUrl: rest.baseUrl, gatewayUrl: discord.url, dmPolicy: "open" },
     };
     gw = await startGateway(mode, {
       agents: [
@@ -49,7 +76,8 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
       extraConfig: {
         channels,
         bindings: [{ match: { channel: "tg", peer: String(VISION_CHAT) }, agentId: "eyes" }],
-        delivery: { inbound: { maxMediaBytes: MAX_MEDIA } },
+        // The fake media server (Discord's "CDN" here) is on loopback.
+        delivery: { inbound: { maxMediaBytes: MAX_MEDIA }, media: { allowPrivateNetworks: true } },
       },
     });
     client = await WsClient.open(gw.wsUrl());
@@ -58,7 +86,7 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
   afterAll(async () => {
     client?.close();
     await gw?.stop();
-    await Promise.all([tg?.close(), model?.close()]);
+    await Promise.all([tg?.close(), model?.close(), rest?.close(), discord?.close(), media?.close()]);
   });
 
   it("a photo reaches the agent as an image, and the preview shows the message with its attachment", async () => {
@@ -98,5 +126,23 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
     expect(answer).toMatch(reply);
     expect(tg.fileDownloads.length - before.downloads).toBe(downloads);
     expect(await preview(chat)).toHaveLength(before.messages);
+  });
+
+  it("Discord: an image attachment is read from its URL and reaches the agent as an image; a PDF is refused", async () => {
+    const author = { id: person!.id, username: person!.username };
+    const png = DEFAULT_MEDIA_FILES["photo.png"]!.data;
+    const answered = () => rest.delivered.map((d) => d.text ?? "");
+    discord.userWrites({ channelId: DM_CHANNEL, author, content: "see this", attachments: [{ url: media.url("photo.png"), filename: "photo.png", contentType: "image/png", size: png.byteLength }] });
+    await waitUntil(() => answered().length === 1, { what: "the answer to the Discord image", timeoutMs: 20_000 });
+    expect(answered()[0]).toBe(`see this\n[image: image/png, ${png.byteLength} bytes]`);
+    const key = `dc:user:${person!.id}`;
+    expect((await preview(key)).find((m) => m.role === "user")).toMatchObject({ body: "see this", attachments: [{ type: "image", mimeType: "image/png", size: png.byteLength }] });
+
+    const stored = (await preview(key)).length;
+    discord.userWrites({ channelId: DM_CHANNEL, author, content: "and this", attachments: [{ url: media.url("report.pdf"), filename: "report.pdf", contentType: "application/pdf", size: 30 }] });
+    await waitUntil(() => answered().length === 2, { what: "the refusal of the PDF", timeoutMs: 20_000 });
+    expect(answered()[1]).toMatch(/"report\.pdf" is not one/);
+    expect(await preview(key)).toHaveLength(stored);
+    expect(media.fetched.filter((path) => path.endsWith("report.pdf"))).toEqual([]);
   });
 });

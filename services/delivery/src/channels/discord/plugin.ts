@@ -21,6 +21,7 @@ import {
 import type { HttpClient } from "@gw/http-client";
 import type { PluginContext } from "../registry.js";
 import { type CreateMessageBody, DISCORD_CODES, DISCORD_USER_AGENT, DiscordApi, readDiscordError, type UploadFile } from "./api.js";
+import { urlFiles } from "../inbound-files.js";
 import { downloadAttachments } from "./attachments.js";
 import { DiscordGatewayReceiver } from "./gateway/receiver.js";
 import { type DiscordRecipient, formatDiscordRecipient, parseDiscordRecipient } from "./recipient.js";
@@ -76,7 +77,8 @@ export class DiscordAdapter implements ChannelAdapter {
     /** The Gateway connection, unless the account's `inbound` is "off". */
     receiver?: ChannelReceiver,
   ) {
-    if (receiver !== undefined) this.inbound = { receiver };
+    // Attachments come as CDN URLs that need no token: read through the media client (inbound-files.ts).
+    if (receiver !== undefined) this.inbound = { receiver, files: urlFiles(media) };
   }
 
   validateRecipient(to: string): string {

@@ -6,9 +6,8 @@
  */
 import type { FetchedFile, InboundAttachment, InboundFiles } from "@gw/channels";
 import { ChannelError } from "@gw/channels";
-import { HttpError } from "@gw/http-client";
 import { z } from "zod";
-import { channelErrorFromHttp } from "../http-channel-error.js";
+import { fetchFile } from "../inbound-files.js";
 import type { TelegramApi } from "./api.js";
 
 const FileSchema = z.object({ file_id: z.string(), file_size: z.number().int().optional(), file_path: z.string().optional() });
@@ -25,13 +24,6 @@ export class TelegramFiles implements InboundFiles {
     if (file.file_size !== undefined && file.file_size > opts.maxBytes) return { kind: "too_large" };
     if (file.file_path === undefined) throw new ChannelError("rejected", "Telegram gave no file_path for the file (over 20 MB?)");
     const url = `${this.settings.apiBaseUrl.replace(/\/+$/, "")}/file/bot${this.settings.botToken}/${file.file_path}`;
-    try {
-      const got = await this.api.http.download(url, { maxBytes: opts.maxBytes, signal: opts.signal });
-      const type = got.headers["content-type"];
-      return { kind: "file", bytes: got.bytes, mimeType: (Array.isArray(type) ? type[0] : type) ?? "application/octet-stream" };
-    } catch (err) {
-      if (err instanceof HttpError && err.kind === "too_large") return { kind: "too_large" };
-      throw channelErrorFromHttp(err);
-    }
+    return fetchFile(this.api.http, url, opts);
   }
 }
