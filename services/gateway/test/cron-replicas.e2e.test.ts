@@ -71,7 +71,7 @@ describe("scheduled runs with three hooks replicas over real NATS and Redis", ()
     await waitUntil(() => fake.requests.some((r) => JSON.stringify(r.body).includes("held job")), { timeoutMs: 15_000 });
     // The replica that fired logs it once dispatch has answered, which may come after the runner's model call.
     const alive = gw.hooks!.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
-    const firer = await waitFor(() => alive.find((p) => /"job":"held".*cron job fired/.test(p.fullOutput())), { timeoutMs: 5_000 });
+    const firer = await waitFor(() => alive.find((p) => /"job":"held".*cron job fired/.test(p.fullOutput())), { timeoutMs: 10_000 });
     await firer.kill("SIGKILL");
     release();
     const job = await waitFor(
