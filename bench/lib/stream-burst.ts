@@ -22,6 +22,8 @@ export interface BurstResult {
   /** Time to the first content chunk, per stream. */
   ttfcP50Ms: number;
   ttfcP99Ms: number;
+  /** Why streams were not whole: each distinct reason (status, error, the body's end) and its count. */
+  failures: Record<string, number>;
 }
 
 /** The assistant text of an OpenAI chat-completions SSE body (`choices[0].delta.content`). */
@@ -40,7 +42,7 @@ function expectedText(words: number): string {
 }
 
 /** One streaming POST: when its first content arrived (ms after `t0`), and whether it was whole. */
-function oneStream(agent: Agent, opts: BurstOptions, t0: number): Promise<{ ttfcMs: number; whole: boolean }> {
+function oneStream(agent: Agent, opts: BurstOptions, t0: number): Promise<{ ttfcMs: number; whole: boolean; why?: string }> {
   return new Promise((resolve) => {
     let ttfcMs = Number.NaN;
     const req = request(
@@ -60,13 +62,13 @@ function oneStream(agent: Agent, opts: BurstOptions, t0: number): Promise<{ ttfc
           } catch {
             whole = false;
           }
-          resolve({ ttfcMs, whole });
+          resolve({ ttfcMs, whole, ...(whole ? {} : { why: `${res.statusCode}: ${body.trim().split("\n").slice(-2).join(" ").slice(0, 160)}` }) });
         });
-        res.on("error", () => resolve({ ttfcMs, whole: false }));
+        res.on("error", (err) => resolve({ ttfcMs, whole: false, why: `response: ${err.message}` }));
       },
     );
     req.setTimeout(opts.timeoutMs, () => req.destroy(new Error("timed out")));
-    req.on("error", () => resolve({ ttfcMs, whole: false }));
+    req.on("error", (err) => resolve({ ttfcMs, whole: false, why: `request: ${err.message}` }));
     req.end(opts.body);
   });
 }
@@ -85,5 +87,7 @@ export async function streamBurst(opts: BurstOptions): Promise<BurstResult> {
   for (const o of outcomes) if (!Number.isNaN(o.ttfcMs)) ttfc.add(o.ttfcMs);
   const complete = outcomes.filter((o) => o.whole).length;
   const { p50, p99 } = ttfc.summary();
-  return { count: opts.count, complete, failed: opts.count - complete, wallMs: Math.round(wallMs), ttfcP50Ms: p50, ttfcP99Ms: p99 };
+  const failures: Record<string, number> = {};
+  for (const o of outcomes) if (o.why !== undefined) failures[o.why] = (failures[o.why] ?? 0) + 1;
+  return { count: opts.count, complete, failed: opts.count - complete, wallMs: Math.round(wallMs), ttfcP50Ms: p50, ttfcP99Ms: p99, failures };
 }

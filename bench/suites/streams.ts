@@ -46,7 +46,7 @@ function summarize(rounds: Array<BurstResult & { peakRssMiB: number }>) {
     wallMs: median(rounds.map((r) => r.wallMs)),
     ttfcP99Ms: median(rounds.map((r) => r.ttfcP99Ms)),
     peakRssMiB: Math.max(...rounds.map((r) => r.peakRssMiB)),
-    rounds: rounds.map(({ wallMs, ttfcP50Ms, ttfcP99Ms, complete, peakRssMiB }) => ({ wallMs, ttfcP50Ms, ttfcP99Ms, complete, peakRssMiB })),
+    rounds: rounds.map(({ wallMs, ttfcP50Ms, ttfcP99Ms, complete, peakRssMiB, failures }) => ({ wallMs, ttfcP50Ms, ttfcP99Ms, complete, peakRssMiB, failures })),
   };
 }
 
@@ -62,6 +62,10 @@ async function measure(ctx: BenchContext, mode: Mode, gw: GatewayUnderTest, side
     `  ${count} streams ${mode}: gateway ${through!.complete}/${count} whole, wall ${through!.wallMs} ms, ttfc p99 ${through!.ttfcP99Ms} ms, peak ${through!.peakRssMiB} MiB; ` +
       `direct ${direct!.wallMs} ms / ${direct!.ttfcP99Ms} ms; passthrough ${floor!.wallMs} ms / ${floor!.ttfcP99Ms} ms, peak ${floor!.peakRssMiB} MiB`,
   );
+  for (const [name, rounds] of runs) {
+    const failed = rounds.flatMap((r) => Object.entries(r.failures));
+    if (failed.length > 0) ctx.log(`    ${name} failures: ${failed.slice(0, 5).map(([why, n]) => `${n} x ${why}`).join("; ")}`);
+  }
   const figures: Figure[] = [
     { ...info("streams complete with every chunk", "streams", through!.complete, count), target: `= ${count}`, pass: through!.complete === count },
     atMost("wall time vs direct", "ms", through!.wallMs, direct!.wallMs, WALL_MAX),
