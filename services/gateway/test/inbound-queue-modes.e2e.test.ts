@@ -2,8 +2,10 @@
  * Queue modes end to end in both modes (issue 26 §1): three messages written while a run is
  * going (the fake model holds its answer until the test lets it go) give exactly the answers each
  * mode promises, and the chat's session holds every message. The channel collects; bindings per
- * chat steer, interrupt, or collect under a cap of 2 with a summary. In distributed mode, a
- * delivery replica killed (SIGKILL) with collected messages pending loses none of them.
+ * chat steer, interrupt, or collect under a cap of 2 with a summary. In distributed mode two
+ * delivery replicas share the chats (a webhook lands on either: the replica that stores a message
+ * is seldom the one running its chat's turn), and delivery killed (SIGKILL) with a turn running
+ * and collected messages pending loses none of them.
  */
 import { type FakeModelServer, freePort, telegramUpdate, telegramWebhookRequest } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,7 +34,7 @@ describe.each(MODES)("inbound queue modes (%s)", (mode) => {
     gw = await startGateway(mode, {
       agents: [{ id: "main", name: "Main", model: "fake/model", tools: ["time.now"] }],
       models: { providers: { fake: { kind: "openai", baseUrl: fakes.model.baseUrl, apiKey: "sk-fake", timeoutMs: 15_000 } } },
-      deliveryReplicas: 1,
+      deliveryReplicas: 2,
       extraConfig: {
         channels: { tg: { ...tg, queue: { mode: "collect" } } },
         bindings: [
@@ -137,9 +139,10 @@ describe.each(MODES)("inbound queue modes (%s)", (mode) => {
     ]);
   });
 
-  it.runIf(mode === "distributed")("a delivery replica killed with collected messages pending loses none of them", async () => {
+  it.runIf(mode === "distributed")("delivery killed with a turn running and collected messages pending loses none of them", async () => {
     await duringHeldRun(KILLED!, "k1", ["k2", "k3"], async () => {
-      await gw.delivery![0]!.kill("SIGKILL");
+      // Both replicas, so whichever held the chat's turn is gone; a new one takes it over.
+      await Promise.all(gw.delivery!.map((replica) => replica.kill("SIGKILL")));
       await gw.addDeliveryReplica!();
     });
     expect(await answersOf(KILLED!, 2)).toEqual(["You said: k1", "You said: k2\n\nk3"]);
