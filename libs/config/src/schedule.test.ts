@@ -136,6 +136,11 @@ describe("lastFiring", () => {
     expect(iso(lastFiring(parseSchedule("every 1s"), at("2026-03-01T10:00:00Z"), at("2026-03-01T10:00:07.500Z")))).toBe("2026-03-01T10:00:07.000Z");
     expect(lastFiring(parseSchedule("every 1m"), at("2026-03-01T10:00:00Z"), at("2026-03-01T10:00:30Z"))).toBeNull();
     expect(iso(lastFiring(parseSchedule("0 * * * *"), at("2026-03-01T10:00:00Z"), at("2026-03-01T13:20:00Z")))).toBe("2026-03-01T13:00:00.000Z");
+    // A week of every-second firings behind: the latest, found without walking through them all.
+    const everySecond = parseSchedule("* * * * * *", "Europe/Berlin");
+    expect(iso(lastFiring(everySecond, at("2026-03-01T00:00:00Z"), at("2026-03-08T12:00:00.500Z")))).toBe("2026-03-08T12:00:00.000Z");
+    expect(iso(lastFiring(parseSchedule("0 0 1 1 *"), at("2020-06-01T00:00:00Z"), at("2026-03-08T12:00:00Z")))).toBe("2026-01-01T00:00:00.000Z");
+    expect(lastFiring(parseSchedule("0 0 1 1 *"), at("2026-01-01T00:00:00Z"), at("2026-03-08T12:00:00Z"))).toBeNull();
     const once = parseSchedule("2026-03-01T09:00:00Z");
     expect(iso(lastFiring(once, Number.NEGATIVE_INFINITY, at("2026-03-02T00:00:00Z")))).toBe("2026-03-01T09:00:00.000Z");
     expect(lastFiring(once, at("2026-03-01T09:00:00Z"), at("2026-03-02T00:00:00Z"))).toBeNull();

@@ -71,14 +71,19 @@ export function lastFiring(schedule: Schedule, afterMs: number, atMs: number): n
     const last = Math.floor(atMs / schedule.everyMs) * schedule.everyMs;
     return last > afterMs ? last : null;
   }
-  // Cron has no cheap way back: walk forward from `afterMs`, bounded.
-  let found: number | null = null;
-  for (let at = nextFiring(schedule, afterMs), steps = 0; at !== null && at <= atMs && steps < 100_000; steps++) {
-    found = at;
-    at = nextFiring(schedule, at);
+  // Cron has no cheap way back: walk forward over a window ending at `atMs`, widened until it
+  // holds a firing or reaches `afterMs`, so a long gap costs a few short walks, not one per firing.
+  for (const span of LOOK_BACK_MS) {
+    const from = Math.max(afterMs, atMs - span);
+    let found: number | null = null;
+    for (let at = nextFiring(schedule, from); at !== null && at <= atMs; at = nextFiring(schedule, at)) found = at;
+    if (found !== null || from === afterMs) return found;
   }
-  return found;
+  return null;
 }
+
+/** The windows lastFiring looks back over: the last always reaches past any cron search. */
+const LOOK_BACK_MS = [60_000, 3_600_000, UNIT_MS.d, 32 * UNIT_MS.d, 367 * UNIT_MS.d, (SEARCH_YEARS + 1) * 366 * UNIT_MS.d];
 
 /**
  * The wall-clock search runs on local time written as if it were UTC (no DST there), and each
