@@ -38,7 +38,7 @@ describe("GatewayClient", () => {
       if (held.length < 2) return;
       for (const { frame: f, socket: s } of held.reverse()) s.send(JSON.stringify({ id: f.id, ok: true, payload: { echoed: f.params } }));
     });
-    const [first, second] = await Promise.all([client.request("a", { n: 1 }), client.request("b", { n: 2 })]);
+    const [first, second] = await Promise.all([client.request("agents.list", { n: 1 }), client.request("models.status", { n: 2 })]);
     expect(first).toEqual({ echoed: { n: 1 } });
     expect(second).toEqual({ echoed: { n: 2 } });
     client.close();

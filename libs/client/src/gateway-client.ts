@@ -3,6 +3,7 @@
  * each (in any order), and events in between. It speaks to the standard WebSocket interface, so
  * the same code runs in a browser (the web chat) and in Node with the `ws` package.
  */
+import type { MethodName, MethodResultOf } from "@gw/contracts";
 
 /** The part of the standard WebSocket interface this client uses (browsers' and `ws`'s both fit). */
 export interface SocketLike {
@@ -77,12 +78,15 @@ export class GatewayClient {
     return !this.closed && this.socket.readyState === OPEN;
   }
 
-  /** Sends one request; resolves with its `payload` or rejects with a GatewayRpcError. */
-  request<T = Record<string, unknown>>(method: string, params: object = {}, opts: RequestOptions = {}): Promise<T> {
+  /**
+   * Sends one request; resolves with its `payload`, typed by the method's result schema
+   * (METHOD_RESULTS in @gw/contracts), or rejects with a GatewayRpcError.
+   */
+  request<M extends MethodName>(method: M, params: object = {}, opts: RequestOptions = {}): Promise<MethodResultOf<M>> {
     if (!this.isOpen) return Promise.reject(new GatewayRpcError("UNAVAILABLE", "the connection is closed"));
     const id = this.nextId++;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<MethodResultOf<M>>((resolve, reject) => {
       const timer =
         timeoutMs > 0
           ? setTimeout(() => {
@@ -90,6 +94,8 @@ export class GatewayClient {
               reject(new GatewayRpcError("TIMEOUT", `no answer to ${method} within ${timeoutMs} ms`));
             }, timeoutMs)
           : undefined;
+      // The gateway answers M with METHOD_RESULTS[M] (an e2e parses every method's real answers,
+      // gateway/test/method-results.e2e.test.ts); the client trusts it instead of shipping zod to browsers.
       this.pending.set(id, { resolve: resolve as (payload: unknown) => void, reject, timer });
       this.socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
     });

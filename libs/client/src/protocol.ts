@@ -1,58 +1,45 @@
 /**
- * The shapes a chat client reads from the gateway (SPEC §2, §4.1, §6; docs/asyncapi.json has
- * every one). Only the fields a client acts on are typed; the gateway may send more.
+ * The shapes a client reads from the gateway (SPEC §2, §4.1, §6; docs/asyncapi.json has every
+ * one): each method's answer is @gw/contracts' METHOD_RESULTS schema for it.
  */
 
-export type Role = "control" | "node" | "webchat";
+/*
+ * Types only: @gw/contracts runs in Node, and this client also runs in the browser (the web
+ * chat bundles it), so nothing of it but its types comes in.
+ */
+import type { MethodResultOf, SessionMessageView, SessionPreviewView } from "@gw/contracts";
 
-export interface ConnectParams {
-  role: Role;
-  auth?: { token?: string; password?: string };
-  client?: { name: string; version: string };
-}
+export type {
+  AgentEntry,
+  ConnectParams,
+  ChannelView,
+  GatewayStatusResult,
+  MethodName,
+  MethodResultOf,
+  ModelProviderView,
+  Role,
+  RunInFlight,
+  ToolsStatus,
+  /** An element of `sessions.list`'s `sessions` (SPEC §2 "Session summary"). */
+  SessionSummaryView as SessionSummary,
+  /** A paired device (`device.list`). */
+  DeviceView as DeviceEntry,
+  /** A device waiting to be paired (`node.pair.list`, the `node.pair.requested` event). */
+  PairRequestView as DevicePairRequest,
+  /** A person waiting for approval to talk to a bot (`channels.pairing.list`). */
+  SenderPairingView as SenderPairRequest,
+} from "@gw/contracts";
 
-export interface ConnectAnswer {
-  connId: string;
-  role: Role;
-  auth: { method: string };
-  /** A webchat connection's own session (`webchat:<owner>`); its threads are `<key>:<name>`. */
-  session?: { key: string };
-  methods: string[];
-  protocol: number;
-}
-
-export interface AgentEntry {
-  id: string;
-  name: string;
-  model: string;
-  description: string;
-}
-
+export type ConnectAnswer = MethodResultOf<"connect">;
+/** An item of an answer's `payloads`: text today (METHOD_RESULTS); a client skips types it does not know. */
 export interface PayloadItem {
   type: string;
   text?: string;
 }
-
-export interface AgentAnswer {
-  runId: string;
-  payloads: PayloadItem[];
-}
-
-export interface PreviewMessage {
-  type: "message";
-  role: string;
-  sender: string;
-  body: string;
-  timestamp: number;
-}
-
-export interface SessionPreview {
-  key: string;
-  agentId: string;
-  model: string;
-  /** Newest first. */
-  messages: PreviewMessage[];
-}
+export type AgentAnswer = MethodResultOf<"agent">;
+export type WaitAnswer = MethodResultOf<"agent.wait">;
+export type PreviewMessage = SessionMessageView;
+export type SessionPreview = SessionPreviewView;
 
 /** The payload of an `agent` event. */
 export interface AgentEvent {
@@ -76,47 +63,4 @@ export function payloadText(payloads: readonly PayloadItem[]): string {
     .filter((item) => item.type === "text" && typeof item.text === "string")
     .map((item) => item.text)
     .join("\n\n");
-}
-
-/** An element of `sessions.list`'s `sessions` (SPEC §2 "Session summary"). */
-export interface SessionSummary {
-  key: string;
-  agentId: string;
-  model: string;
-  createdAt: number;
-  updatedAt: number;
-  messageCount: number;
-  thinking?: string;
-}
-
-/** A paired device (`device.list`). */
-export interface DeviceEntry {
-  deviceId: string;
-  name: string;
-  keyFingerprint?: string;
-  pairedAt: number;
-  rotatedAt: number;
-  pairedFrom: string;
-}
-
-/** A device waiting to be paired (`node.pair.list`, the `node.pair.requested` event). */
-export interface DevicePairRequest {
-  requestId: string;
-  deviceId: string;
-  name: string;
-  keyFingerprint?: string;
-  clientIp: string;
-  requestedAt: number;
-  expiresAt: number;
-}
-
-/** A person waiting for approval to talk to a bot (`channels.pairing.list`). */
-export interface SenderPairRequest {
-  channel: string;
-  accountId: string;
-  sender: string;
-  senderName: string;
-  code: string;
-  requestedAt: number;
-  expiresAt: number;
 }

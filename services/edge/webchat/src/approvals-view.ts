@@ -3,7 +3,7 @@
  * rejected with one click and arriving live; and the paired devices, whose tokens can be rotated
  * and which can be revoked.
  */
-import type { ConnectAnswer, DeviceEntry as Device, DevicePairRequest as PairRequest, GatewayClient, SenderPairRequest as SenderRequest } from "@gw/client";
+import type { ConnectAnswer, GatewayClient } from "@gw/client";
 import type { ControlView } from "./control.js";
 import { button, byId, confirmInline, el, replaceKeepingFocus, showError, when } from "./view.js";
 
@@ -71,7 +71,7 @@ export class ApprovalsView implements ControlView {
 
   private async loadPairings(): Promise<void> {
     if (this.client === undefined) return;
-    const { requests } = await this.client.request<{ requests: PairRequest[] }>("node.pair.list");
+    const { requests } = await this.client.request("node.pair.list");
     const items = requests.map((r) => {
       const item = el("li");
       item.dataset.requestId = r.requestId;
@@ -95,7 +95,7 @@ export class ApprovalsView implements ControlView {
 
   private async loadSenders(): Promise<void> {
     if (this.client === undefined) return;
-    const { requests } = await this.client.request<{ requests: SenderRequest[] }>("channels.pairing.list");
+    const { requests } = await this.client.request("channels.pairing.list");
     const items = requests.map((r) => {
       const item = el("li");
       item.dataset.code = r.code;
@@ -116,14 +116,14 @@ export class ApprovalsView implements ControlView {
     replaceKeepingFocus(this.senders, items.length > 0 ? items : [el("li", "muted", "Nobody is waiting.")]);
   }
 
-  private async answerSender(method: string, params: Record<string, string>): Promise<void> {
+  private async answerSender(method: "channels.pairing.approve" | "channels.pairing.reject", params: Record<string, string>): Promise<void> {
     await this.need().request(method, params);
     await this.loadSenders();
   }
 
   private async loadDevices(): Promise<void> {
     if (this.client === undefined) return;
-    const { devices } = await this.client.request<{ devices: Device[] }>("device.list");
+    const { devices } = await this.client.request("device.list");
     const items = devices.map((d) => {
       const item = el("li");
       item.dataset.deviceId = d.deviceId;
@@ -150,7 +150,7 @@ export class ApprovalsView implements ControlView {
   }
 
   private async rotate(deviceId: string): Promise<void> {
-    const { token } = await this.need().request<{ token: string }>("device.token.rotate", { deviceId });
+    const { token } = await this.need().request("device.token.rotate", { deviceId });
     this.newTokens.set(deviceId, token);
     await this.loadDevices();
     this.devices.querySelector<HTMLInputElement>(`[data-device-id="${CSS.escape(deviceId)}"] .new-token input`)?.select();

@@ -3,35 +3,11 @@
  * rate limit, last inbound message and inbound error), read again every few seconds while the
  * tab is open; the gateway sends no event when a probe's answer changes.
  */
-import type { ConnectAnswer, GatewayClient } from "@gw/client";
+import type { ChannelView, ConnectAnswer, GatewayClient } from "@gw/client";
 import type { ControlView } from "./control.js";
 import { button, byId, el, showError, when } from "./view.js";
 
 const REFRESH_MS = 5_000;
-
-interface AccountStatus {
-  accountId: string;
-  configured: boolean;
-  reachable: boolean;
-  identity: string | null;
-  probedAt: number | null;
-  lastSuccessAt: number | null;
-  lastError: string | null;
-  lastErrorAt: number | null;
-  rateLimitedUntil: number | null;
-  lastInboundAt: number | null;
-  lastInboundError: string | null;
-  lastInboundErrorAt: number | null;
-}
-
-interface ChannelStatus {
-  id: string;
-  kind: string;
-  default: boolean;
-  polls: boolean;
-  textChunk: number;
-  accounts: AccountStatus[];
-}
 
 export class ChannelsView implements ControlView {
   private readonly root = byId("view-channels");
@@ -70,12 +46,12 @@ export class ChannelsView implements ControlView {
 
   private async load(): Promise<void> {
     if (this.client === undefined) return;
-    const answer = await this.client.request<{ channels: ChannelStatus[] }>("channels.status");
+    const answer = await this.client.request("channels.status");
     this.render(answer.channels);
     this.updated.textContent = `as of ${new Date().toLocaleTimeString()}`;
   }
 
-  private render(channels: readonly ChannelStatus[]): void {
+  private render(channels: readonly ChannelView[]): void {
     if (channels.length === 0) {
       this.table.replaceChildren(el("p", "muted", "No channels are configured."));
       return;
@@ -83,7 +59,7 @@ export class ChannelsView implements ControlView {
     this.table.replaceChildren(...channels.map((channel) => this.card(channel)));
   }
 
-  private card(channel: ChannelStatus): HTMLElement {
+  private card(channel: ChannelView): HTMLElement {
     const card = el("section", "card");
     card.dataset.channel = channel.id;
     card.setAttribute("aria-label", `Channel ${channel.id}`);
@@ -93,7 +69,7 @@ export class ChannelsView implements ControlView {
     return card;
   }
 
-  private account(a: AccountStatus): HTMLElement {
+  private account(a: ChannelView["accounts"][number]): HTMLElement {
     const box = el("dl", "account");
     box.dataset.account = a.accountId;
     const state = !a.configured ? "not configured" : a.reachable ? "reachable" : "unreachable";

@@ -11,7 +11,6 @@ import {
   type GatewayClient,
   GatewayRpcError,
   payloadText,
-  type SessionPreview,
 } from "@gw/client";
 import { MessageView } from "./message-view.js";
 import { Threads } from "./threads.js";
@@ -28,13 +27,6 @@ interface ActiveRun {
   startedAt: number;
   firstTextAt?: number;
   model: string;
-}
-
-interface WaitAnswer {
-  completed: boolean;
-  status?: string;
-  result?: { payloads: AgentAnswer["payloads"] };
-  error?: { code?: string; message?: string };
 }
 
 export class Chat {
@@ -96,7 +88,7 @@ export class Chat {
   }
 
   private async loadAgents(socket: GatewayClient): Promise<void> {
-    const answer = await socket.request<{ agents: AgentEntry[]; defaultId?: string }>("agents.list");
+    const answer = await socket.request("agents.list");
     this.agents = answer.agents;
     const chosen = localStorage.getItem(AGENT_KEY);
     this.agentSelect.replaceChildren(
@@ -144,7 +136,7 @@ export class Chat {
     this.messages.replaceChildren();
     if (this.client === undefined) return;
     try {
-      const preview = await this.client.request<SessionPreview>("sessions.preview", { key, limit: HISTORY_LIMIT });
+      const preview = await this.client.request("sessions.preview", { key, limit: HISTORY_LIMIT });
       if (this.current !== key) return;
       this.currentModel = preview.model;
       for (const message of [...preview.messages].reverse()) {
@@ -182,7 +174,7 @@ export class Chat {
     this.setComposer(true);
     scrollToEnd(this.messages);
     try {
-      const answer = await socket.request<AgentAnswer>("agent", { message: text, sessionKey: this.current, agentId, runId: active.runId }, { timeoutMs: 0 });
+      const answer = await socket.request("agent", { message: text, sessionKey: this.current, agentId, runId: active.runId }, { timeoutMs: 0 });
       this.finishRun(active, answer);
     } catch (err) {
       // A dropped connection is not the run's end: the reconnect asks how it went.
@@ -194,7 +186,7 @@ export class Chat {
   /** After a reconnect: how did the run that was in flight end (it may still be going)? */
   private async resumeRun(socket: GatewayClient, active: ActiveRun): Promise<void> {
     try {
-      const answer = await socket.request<WaitAnswer>("agent.wait", { runId: active.runId, timeoutSeconds: 300 }, { timeoutMs: 0 });
+      const answer = await socket.request("agent.wait", { runId: active.runId, timeoutSeconds: 300 }, { timeoutMs: 0 });
       if (!answer.completed) this.failRun(active, new GatewayRpcError("TIMEOUT", "the run is still going after 5 minutes"));
       else if (answer.status === "error") this.failRun(active, new GatewayRpcError(answer.error?.code ?? "INTERNAL", answer.error?.message ?? "the run failed"));
       else this.finishRun(active, { runId: active.runId, payloads: answer.result?.payloads ?? [] });

@@ -42,7 +42,7 @@ export class Link {
     const secret = this.secret();
     let hello: ConnectAnswer;
     try {
-      hello = await socket.request<ConnectAnswer>("connect", {
+      hello = await socket.request("connect", {
         role: this.role,
         client: { name: "webchat", version: "1" },
         ...(secret === undefined ? {} : { auth: { token: secret } }),

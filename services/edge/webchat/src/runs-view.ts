@@ -3,20 +3,11 @@
  * events every control connection receives), one followed live with `agent.subscribe`, resumed
  * after a drop from the last event seen, and stopped with `chat.abort`.
  */
-import type { AgentEvent, ConnectAnswer, GatewayClient } from "@gw/client";
+import type { AgentEvent, ConnectAnswer, GatewayClient, RunInFlight } from "@gw/client";
 import type { ControlView } from "./control.js";
 import { MessageView } from "./message-view.js";
 import { RunFollow } from "./run-follow.js";
 import { button, byId, el, labelled, replaceKeepingFocus, showError, when } from "./view.js";
-
-interface RunRow {
-  runId: string;
-  sessionKey: string;
-  agentId: string;
-  status: string;
-  startedAt: number;
-  edgeId?: string;
-}
 
 interface Followed {
   run: RunFollow;
@@ -33,7 +24,7 @@ export class RunsView implements ControlView {
   private readonly panel = el("section", "detail");
   private client: GatewayClient | undefined;
   private canList = false;
-  private runs: RunRow[] = [];
+  private runs: RunInFlight[] = [];
   private followed: Followed | undefined;
   private refreshing: Promise<void> | undefined;
   /** Runs started while a read was out, or while the tab was closed: the list is read again. */
@@ -104,7 +95,7 @@ export class RunsView implements ControlView {
     }
     const client = this.client;
     this.stale = false;
-    const read = client.request<{ runs: RunRow[] }>("runs.list", { limit: 200 }).then((answer) => {
+    const read = client.request("runs.list", { limit: 200 }).then((answer) => {
       this.runs = answer.runs;
       this.render();
     });
@@ -154,7 +145,7 @@ export class RunsView implements ControlView {
   private async subscribe(followed: Followed): Promise<void> {
     const client = this.client;
     if (client === undefined) return;
-    const answer = await client.request<{ subscribed: boolean; status?: string }>("agent.subscribe", {
+    const answer = await client.request("agent.subscribe", {
       runId: followed.run.runId,
       afterSeq: followed.run.lastSeq,
     });

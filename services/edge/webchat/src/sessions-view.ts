@@ -5,7 +5,7 @@
  */
 import { type AgentEntry, type ConnectAnswer, type GatewayClient, GatewayRpcError, type SessionPreview } from "@gw/client";
 import type { ControlView } from "./control.js";
-import { PAGE_SIZE, type SessionList as List, type SessionRow, SessionList } from "./session-list.js";
+import { PAGE_SIZE, type SessionList as List, SessionList } from "./session-list.js";
 import { button, byId, clearError, confirmInline, el, labelled, option, replaceKeepingFocus, showError, when } from "./view.js";
 
 const PREVIEW_LIMIT = 20;
@@ -44,7 +44,7 @@ export class SessionsView implements ControlView {
 
   async up(client: GatewayClient, _hello: ConnectAnswer): Promise<void> {
     this.client = client;
-    const answer = await client.request<{ agents: AgentEntry[] }>("agents.list");
+    const answer = await client.request("agents.list");
     this.agents = answer.agents;
     const chosen = this.agentFilter.value;
     this.agentFilter.replaceChildren(option("", "All agents"), ...this.agents.map((a) => option(a.id, a.name || a.id)));
@@ -77,7 +77,7 @@ export class SessionsView implements ControlView {
     const client = this.need();
     const list = this.list;
     const agentId = list.agentId === "" ? {} : { agentId: list.agentId };
-    const page = await client.request<{ sessions: SessionRow[]; total: number }>("sessions.list", { ...agentId, limit: PAGE_SIZE, offset: list.nextOffset });
+    const page = await client.request("sessions.list", { ...agentId, limit: PAGE_SIZE, offset: list.nextOffset });
     if (list !== this.list) return; // the filter changed meanwhile
     list.addPage(page.sessions, page.total);
     this.render();
@@ -164,7 +164,7 @@ export class SessionsView implements ControlView {
         await this.open(key);
       }),
       ask("Compact", `Replace the older history of ${key} with a summary?`, async () => {
-        const res = await this.need().request<{ compacted: boolean }>("sessions.compact", { key }, { timeoutMs: 120_000 });
+        const res = await this.need().request("sessions.compact", { key }, { timeoutMs: 120_000 });
         await this.open(key);
         if (!res.compacted) showError(new Error(`${key} was not compacted: a summary would not make it smaller.`));
       }),

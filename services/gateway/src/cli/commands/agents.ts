@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type AgentAnswer, type AgentEntry, GatewayRpcError, payloadText } from "@gw/client";
+import { type AgentAnswer, GatewayRpcError, payloadText } from "@gw/client";
 import { type Command, Option } from "commander";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { EXIT } from "../exit-codes.js";
@@ -12,7 +12,7 @@ import { positiveNumber } from "./values.js";
 const ABORT_WAIT_MS = 5_000;
 
 async function listAgents(ctx: CommandContext): Promise<void> {
-  const answer = await (await ctx.control()).request<{ agents: AgentEntry[]; defaultAgentId?: string }>("agents.list");
+  const answer = await (await ctx.control()).request("agents.list");
   ctx.out.result(answer, () =>
     table(
       ["ID", "NAME", "MODEL", "DEFAULT", "DESCRIPTION"],
@@ -22,7 +22,7 @@ async function listAgents(ctx: CommandContext): Promise<void> {
 }
 
 async function showAgent(ctx: CommandContext, agentId: string | undefined): Promise<void> {
-  const answer = await (await ctx.control()).request<{ id: string; name: string; avatar: string; description: string }>(
+  const answer = await (await ctx.control()).request(
     "agent.identity.get",
     agentId === undefined ? {} : { agentId },
   );
@@ -74,7 +74,7 @@ async function runAgent(ctx: CommandContext): Promise<void> {
     stopInterrupt = ctx.io.onInterrupt(() => resolve("interrupted"));
   });
   ctx.out.note(ctx.out.paint("dim", `run ${runId} on session ${o.session}`));
-  const answer = client.request<AgentAnswer>("agent", agentParams(o, runId), { timeoutMs: 0 });
+  const answer = client.request("agent", agentParams(o, runId), { timeoutMs: 0 });
   try {
     const first = await Promise.race([answer.then((value) => ({ value }), (error: unknown) => ({ error })), interrupted]);
     if (first === "interrupted") return await abortRun(ctx, runId, answer, printer);
@@ -92,7 +92,7 @@ async function runAgent(ctx: CommandContext): Promise<void> {
 async function abortRun(ctx: CommandContext, runId: string, answer: Promise<AgentAnswer>, printer: RunPrinter): Promise<void> {
   ctx.out.note(`\ninterrupted: aborting run ${runId}`);
   const client = await ctx.control();
-  const aborted = await client.request<{ aborted: boolean }>("chat.abort", { runId }, { timeoutMs: ABORT_WAIT_MS }).catch((err: unknown) => {
+  const aborted = await client.request("chat.abort", { runId }, { timeoutMs: ABORT_WAIT_MS }).catch((err: unknown) => {
     ctx.out.note(`could not abort run ${runId}: ${(err as Error).message}`);
     return { aborted: false };
   });

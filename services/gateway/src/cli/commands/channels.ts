@@ -1,30 +1,14 @@
-import type { SenderPairRequest as PairingRequest } from "@gw/client";
+import type { ChannelsStatusResult as ChannelsStatus } from "@gw/contracts";
 import type { Command } from "commander";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { relativeTime, table, truncate } from "../format.js";
 import { examples } from "../help.js";
 
-interface AccountStatus {
-  accountId: string;
-  reachable: boolean;
-  identity: string | null;
-  lastSuccessAt: number | null;
-  lastError: string | null;
-  rateLimitedUntil: number | null;
-  lastInboundAt: number | null;
-  lastInboundError: string | null;
-  /** Absent from gateways older than routing bindings. */
-  lastRoutes?: Array<{ chat: string; threadId: string | null; agentId: string; binding: number | null; at: number }>;
-}
-
-interface ChannelsStatus {
-  channels: Array<{ id: string; kind: string; default: boolean; accounts: AccountStatus[] }>;
-}
-
 /** Which agent answered each chat's last message, and the binding that chose it: only when any did. */
 function routesTable(answer: ChannelsStatus): string {
   const rows = answer.channels.flatMap((c) =>
     c.accounts.flatMap((a) =>
+      // Absent from gateways older than routing bindings.
       (a.lastRoutes ?? []).map((r) => [
         c.id,
         a.accountId,
@@ -40,7 +24,7 @@ function routesTable(answer: ChannelsStatus): string {
 }
 
 async function channelsStatus(ctx: CommandContext): Promise<void> {
-  const answer = await (await ctx.control()).request<ChannelsStatus>("channels.status", ctx.opts.probe ? { probe: true } : {}, { timeoutMs: 60_000 });
+  const answer = await (await ctx.control()).request("channels.status", ctx.opts.probe ? { probe: true } : {}, { timeoutMs: 60_000 });
   ctx.out.result(answer, () => accountsTable(ctx, answer) + routesTable(answer));
 }
 
@@ -66,7 +50,7 @@ function accountsTable(ctx: CommandContext, answer: ChannelsStatus): string {
 
 async function pairingList(ctx: CommandContext): Promise<void> {
   const channel = ctx.opts.channel as string | undefined;
-  const answer = await (await ctx.control()).request<{ requests: PairingRequest[] }>("channels.pairing.list", channel ? { channel } : {});
+  const answer = await (await ctx.control()).request("channels.pairing.list", channel ? { channel } : {});
   ctx.out.result(answer, () =>
     table(
       ["CHANNEL", "ACCOUNT", "SENDER", "NAME", "CODE", "ASKED", "EXPIRES"],
@@ -79,7 +63,7 @@ async function pairingList(ctx: CommandContext): Promise<void> {
 function pairingResolve(verb: "approve" | "reject") {
   return async (ctx: CommandContext, channel: string, code: string): Promise<void> => {
     const account = ctx.opts.account as string | undefined;
-    const answer = await (await ctx.control()).request<PairingRequest>(`channels.pairing.${verb}`, { channel, code, ...(account ? { accountId: account } : {}) });
+    const answer = await (await ctx.control()).request(`channels.pairing.${verb}`, { channel, code, ...(account ? { accountId: account } : {}) });
     ctx.out.result(answer, () =>
       verb === "approve"
         ? `approved ${answer.senderName} (${answer.sender}) on ${answer.channel}: the agent answers them from now on`

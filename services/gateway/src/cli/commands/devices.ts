@@ -1,4 +1,4 @@
-import type { DeviceEntry as Device, DevicePairRequest as PairRequest } from "@gw/client";
+import type { DevicePairRequest as PairRequest } from "@gw/client";
 import type { Command } from "commander";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { EXIT } from "../exit-codes.js";
@@ -8,7 +8,7 @@ import { examples } from "../help.js";
 
 
 async function listDevices(ctx: CommandContext): Promise<void> {
-  const answer = await (await ctx.control()).request<{ devices: Device[] }>("device.list");
+  const answer = await (await ctx.control()).request("device.list");
   ctx.out.result(answer, () =>
     table(
       ["DEVICE", "NAME", "KEY", "PAIRED", "TOKEN ROTATED", "FROM"],
@@ -26,7 +26,7 @@ const REQUEST_HEADER = ["REQUEST", "DEVICE", "NAME", "KEY", "FROM", "ASKED", "EX
 async function pending(ctx: CommandContext): Promise<void> {
   const client = await ctx.control();
   if (ctx.opts.watch !== true) {
-    const answer = await client.request<{ requests: PairRequest[] }>("node.pair.list");
+    const answer = await client.request("node.pair.list");
     ctx.out.result(answer, () => table(REQUEST_HEADER, answer.requests.map(requestRow), "no pending pairing requests"));
     return;
   }
@@ -42,7 +42,7 @@ async function pending(ctx: CommandContext): Promise<void> {
   client.onEvent((event, payload) => {
     if (event === "node.pair.requested") show(payload as unknown as PairRequest);
   });
-  const answer = await client.request<{ requests: PairRequest[] }>("node.pair.list");
+  const answer = await client.request("node.pair.list");
   ctx.out.stream(`${REQUEST_HEADER.join("  ")}\n`);
   for (const r of answer.requests) show(r);
   ctx.out.note("waiting for pairing requests (Ctrl-C to stop)");
@@ -60,22 +60,22 @@ async function pending(ctx: CommandContext): Promise<void> {
 }
 
 async function approve(ctx: CommandContext, requestId: string): Promise<void> {
-  const answer = await (await ctx.control()).request<{ deviceId: string; status: string }>("node.pair.approve", { requestId });
+  const answer = await (await ctx.control()).request("node.pair.approve", { requestId });
   ctx.out.result(answer, () => `approved device ${answer.deviceId}: its token went to the waiting device`);
 }
 
 async function reject(ctx: CommandContext, requestId: string): Promise<void> {
-  const answer = await (await ctx.control()).request<{ deviceId: string; status: string }>("node.pair.reject", { requestId });
+  const answer = await (await ctx.control()).request("node.pair.reject", { requestId });
   ctx.out.result(answer, () => `rejected device ${answer.deviceId}`);
 }
 
 async function rotate(ctx: CommandContext, deviceId: string): Promise<void> {
-  const answer = await (await ctx.control()).request<{ deviceId: string; token: string; rotatedAt: number }>("device.token.rotate", { deviceId });
+  const answer = await (await ctx.control()).request("device.token.rotate", { deviceId });
   ctx.out.result(answer, () => `new token for ${answer.deviceId} (the old one is refused from now on):\n${answer.token}`);
 }
 
 async function revoke(ctx: CommandContext, deviceId: string): Promise<void> {
-  const answer = await (await ctx.control()).request<{ deviceId: string; revoked: boolean }>("device.revoke", { deviceId });
+  const answer = await (await ctx.control()).request("device.revoke", { deviceId });
   ctx.out.result(answer, () => `revoked ${answer.deviceId}: its token is refused from now on`);
 }
 

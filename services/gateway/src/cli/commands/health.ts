@@ -1,3 +1,4 @@
+import type { GatewayStatusResult as GatewayStatus } from "@gw/contracts";
 import type { Command } from "commander";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
@@ -19,22 +20,6 @@ async function health(ctx: CommandContext): Promise<void> {
     healthy ? `${ctx.out.paint("green", "ok")}  ${httpUrl}` : `${ctx.out.paint("red", "not ready")}  ${httpUrl} answered ${res.status} ${JSON.stringify(body)}`,
   );
   if (!healthy) ctx.io.outcome.exitCode = EXIT.refused;
-}
-
-interface GatewayStatus {
-  version: string;
-  edgeId: string;
-  edges: Array<{ edgeId: string; version: string; startedAt: number; seenAt: number; connections: number; draining: boolean }>;
-  services: Array<{ service: string; ready: boolean; error: string | null }>;
-  hooks: { enabled: boolean };
-  channels: null | {
-    channels: number;
-    accounts: number;
-    reachable: number;
-    withErrors: number;
-    byChannel: Array<{ id: string; kind: string; accounts: number; reachable: number }>;
-  };
-  runs: { inFlight: number; atLeast: boolean; queued: number; running: number; stalled: number };
 }
 
 function statusText(ctx: CommandContext, url: string, s: GatewayStatus): string {
@@ -73,7 +58,7 @@ function statusText(ctx: CommandContext, url: string, s: GatewayStatus): string 
 
 async function status(ctx: CommandContext): Promise<void> {
   const client = await ctx.control();
-  const answer = await client.request<GatewayStatus>("gateway.status");
+  const answer = await client.request("gateway.status");
   ctx.out.result(answer, () => statusText(ctx, ctx.target().url, answer));
 }
 

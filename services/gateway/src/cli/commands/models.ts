@@ -3,27 +3,11 @@ import { action, type CliIo, type CommandContext } from "../context.js";
 import { table } from "../format.js";
 import { examples } from "../help.js";
 
-interface KeyStatus {
-  id: string;
-  state: string;
-  coolingMs: number;
-  rateLimits: number;
-}
-
-interface ProviderStatus {
-  name: string;
-  kind: string;
-  state: string;
-  coolingMs: number;
-  failures: number;
-  keys: KeyStatus[];
-}
-
 const seconds = (ms: number) => (ms > 0 ? `${Math.ceil(ms / 1000)} s` : "-");
 
 /** One row per provider and key: a provider's own cooldown on its row, each key's below it. */
 async function modelsStatus(ctx: CommandContext): Promise<void> {
-  const answer = await (await ctx.control()).request<{ providers: ProviderStatus[] }>("models.status");
+  const answer = await (await ctx.control()).request("models.status");
   ctx.out.result(answer, () =>
     table(
       ["PROVIDER", "KIND", "KEY", "STATE", "COOLING", "FAILURES", "429s"],

@@ -1,4 +1,4 @@
-import { type AgentAnswer, type GatewayClient, payloadText } from "@gw/client";
+import { type GatewayClient, payloadText } from "@gw/client";
 import type { Command } from "commander";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
@@ -7,20 +7,10 @@ import { examples } from "../help.js";
 import { RunPrinter } from "../run-printer.js";
 import { count, positiveNumber } from "./values.js";
 
-interface RunInFlight {
-  runId: string;
-  sessionKey: string;
-  agentId: string;
-  status: string;
-  startedAt: number;
-  edgeId: string;
-  runner: string | null;
-}
-
 async function listRuns(ctx: CommandContext): Promise<void> {
   const o = ctx.opts as { session?: string; agent?: string; limit?: number };
   const params = { ...(o.session ? { sessionKey: o.session } : {}), ...(o.agent ? { agentId: o.agent } : {}), ...(o.limit ? { limit: o.limit } : {}) };
-  const answer = await (await ctx.control()).request<{ runs: RunInFlight[] }>("runs.list", params);
+  const answer = await (await ctx.control()).request("runs.list", params);
   ctx.out.result(answer, () =>
     table(
       ["RUN", "SESSION", "AGENT", "STATUS", "STARTED", "EDGE", "RUNNER"],
@@ -48,10 +38,10 @@ async function followOnce(client: GatewayClient, printer: RunPrinter): Promise<"
     stopClose = client.onClose(() => resolve("closed"));
   });
   try {
-    const answer = await client.request<{ subscribed: boolean }>("agent.subscribe", { runId: printer.runId, afterSeq: printer.lastSeq });
+    const answer = await client.request("agent.subscribe", { runId: printer.runId, afterSeq: printer.lastSeq });
     if (!answer.subscribed && printer.end === undefined) {
       // Over, and its end was before afterSeq: the outcome from agent.wait.
-      const waited = await client.request<{ status: string; error?: { code: string; message: string } }>("agent.wait", { runId: printer.runId, timeoutSeconds: 1 });
+      const waited = await client.request("agent.wait", { runId: printer.runId, timeoutSeconds: 1 });
       printer.end = waited.status === "error" ? { phase: "error", ...(waited.error ? { code: waited.error.code, error: waited.error.message } : {}) } : { phase: "end" };
       return "ended";
     }
@@ -92,7 +82,7 @@ async function followRun(ctx: CommandContext, runId: string): Promise<void> {
 async function waitRun(ctx: CommandContext, runId: string): Promise<void> {
   const timeoutSeconds = (ctx.opts.timeout as number | undefined) ?? 300;
   const client = await ctx.control();
-  const answer = await client.request<{ completed: boolean; status: string; result: AgentAnswer; error?: { code: string; message: string } }>(
+  const answer = await client.request(
     "agent.wait",
     { runId, timeoutSeconds },
     { timeoutMs: (timeoutSeconds + 30) * 1_000 },
@@ -108,7 +98,7 @@ async function waitRun(ctx: CommandContext, runId: string): Promise<void> {
 }
 
 async function abortRun(ctx: CommandContext, runId: string): Promise<void> {
-  const answer = await (await ctx.control()).request<{ runId: string; aborted: boolean }>("chat.abort", { runId });
+  const answer = await (await ctx.control()).request("chat.abort", { runId });
   ctx.out.result(answer, () => (answer.aborted ? `aborted run ${runId}` : `run ${runId} was not running (nothing to abort)`));
 }
 

@@ -1,17 +1,10 @@
 import { randomUUID } from "node:crypto";
+import type { DeliveryResult } from "@gw/contracts";
 import type { Command } from "commander";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
 import { examples } from "../help.js";
 import { collect } from "./values.js";
-
-interface Receipt {
-  sent?: boolean;
-  messageId?: string;
-  messageIds?: string[];
-  cached?: boolean;
-  [key: string]: unknown;
-}
 
 /** The key that makes a retry safe: the caller's, else a new one that is printed so a retry can reuse it. */
 function idempotencyKey(ctx: CommandContext): string {
@@ -22,7 +15,7 @@ function idempotencyKey(ctx: CommandContext): string {
   return key;
 }
 
-function receiptText(what: string, to: string, r: Receipt): string {
+function receiptText(what: string, to: string, r: DeliveryResult): string {
   const ids = r.messageIds && r.messageIds.length > 1 ? ` (${r.messageIds.length} parts: ${r.messageIds.join(", ")})` : "";
   return `${what} to ${to}: message ${r.messageId ?? "?"}${ids}${r.cached ? " (already sent with this idempotency key; not sent again)" : ""}`;
 }
@@ -42,7 +35,7 @@ async function send(ctx: CommandContext): Promise<void> {
     ...(o.session ? { sessionKey: o.session } : {}),
     ...(o.gifPlayback ? { gifPlayback: true } : {}),
   };
-  const receipt = await (await ctx.control()).request<Receipt>("send", params, { timeoutMs: 120_000 });
+  const receipt = await (await ctx.control()).request("send", params, { timeoutMs: 120_000 });
   ctx.out.result({ ...receipt, idempotencyKey: key }, () => receiptText("sent", o.to, receipt));
 }
 
@@ -59,7 +52,7 @@ async function poll(ctx: CommandContext): Promise<void> {
     ...(o.multi ? { allowMultipleAnswers: true } : {}),
     ...(o.anonymous ? { anonymous: true } : {}),
   };
-  const receipt = await (await ctx.control()).request<Receipt>("poll", params, { timeoutMs: 120_000 });
+  const receipt = await (await ctx.control()).request("poll", params, { timeoutMs: 120_000 });
   ctx.out.result({ ...receipt, idempotencyKey: key }, () => receiptText("poll sent", o.to, receipt));
 }
 

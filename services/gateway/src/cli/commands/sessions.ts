@@ -1,4 +1,3 @@
-import type { PreviewMessage, SessionSummary } from "@gw/client";
 import { type Command, Option } from "commander";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
@@ -10,7 +9,7 @@ import { count } from "./values.js";
 async function listSessions(ctx: CommandContext): Promise<void> {
   const o = ctx.opts as { agent?: string; limit?: number; offset?: number };
   const params = { ...(o.agent ? { agentId: o.agent } : {}), ...(o.limit === undefined ? {} : { limit: o.limit }), ...(o.offset === undefined ? {} : { offset: o.offset }) };
-  const answer = await (await ctx.control()).request<{ sessions: SessionSummary[]; total: number }>("sessions.list", params);
+  const answer = await (await ctx.control()).request("sessions.list", params);
   ctx.out.result(answer, () => {
     const rows = answer.sessions.map((s) => [s.key, s.agentId, s.model, String(s.messageCount), relativeTime(s.updatedAt), relativeTime(s.createdAt)]);
     const shown = answer.sessions.length === 0 ? "" : `\n${ctx.out.paint("dim", `${(o.offset ?? 0) + 1}-${(o.offset ?? 0) + answer.sessions.length} of ${answer.total}`)}`;
@@ -20,7 +19,7 @@ async function listSessions(ctx: CommandContext): Promise<void> {
 
 async function previewSession(ctx: CommandContext, key: string): Promise<void> {
   const limit = ctx.opts.limit as number | undefined;
-  const answer = await (await ctx.control()).request<SessionSummary & { messages: PreviewMessage[] }>("sessions.preview", { key, ...(limit === undefined ? {} : { limit }) });
+  const answer = await (await ctx.control()).request("sessions.preview", { key, ...(limit === undefined ? {} : { limit }) });
   ctx.out.result(answer, () => {
     const head = `${ctx.out.paint("bold", answer.key)}  agent ${answer.agentId}, model ${answer.model}, updated ${relativeTime(answer.updatedAt)}`;
     // Newest first on the wire; a conversation reads oldest first.
@@ -35,7 +34,7 @@ async function patchSession(ctx: CommandContext, key: string): Promise<void> {
     throw new CliError(EXIT.usage, "USAGE", "give at least one of --agent, --model, --thinking");
   }
   const params = { key, ...(o.agent ? { agentId: o.agent } : {}), ...(o.model ? { model: o.model } : {}), ...(o.thinking ? { thinking: o.thinking } : {}) };
-  const answer = await (await ctx.control()).request<{ updated: boolean }>("sessions.patch", params);
+  const answer = await (await ctx.control()).request("sessions.patch", params);
   ctx.out.result({ key, ...answer }, () => (answer.updated ? `updated ${key}` : `${key}: nothing changed`));
 }
 
@@ -52,13 +51,13 @@ function destructive(method: "sessions.reset" | "sessions.delete", verb: string)
       ctx.io.outcome.exitCode = EXIT.refused;
       return;
     }
-    const answer = await (await ctx.control()).request<Record<string, boolean>>(method, { key });
+    const answer = await (await ctx.control()).request(method, { key });
     ctx.out.result({ key, ...answer }, () => `${verb === "Reset" ? "reset" : "deleted"} ${key}`);
   };
 }
 
 async function compactSession(ctx: CommandContext, key: string): Promise<void> {
-  const answer = await (await ctx.control()).request<{ compacted: boolean; beforeSize: number; afterSize: number }>("sessions.compact", { key });
+  const answer = await (await ctx.control()).request("sessions.compact", { key });
   ctx.out.result({ key, ...answer }, () =>
     answer.compacted ? `compacted ${key}: ${answer.beforeSize} -> ${answer.afterSize} bytes` : `${key}: nothing to compact (${answer.beforeSize} bytes)`,
   );

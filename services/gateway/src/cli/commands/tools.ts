@@ -1,4 +1,3 @@
-import type { ToolsStatus } from "@gw/contracts";
 import type { Command } from "commander";
 import { action, type CliIo, type CommandContext } from "../context.js";
 import { table } from "../format.js";
@@ -6,7 +5,7 @@ import { examples } from "../help.js";
 
 /** The built-in tools on one line, then one row per MCP server. */
 async function toolsStatus(ctx: CommandContext): Promise<void> {
-  const answer = await (await ctx.control()).request<ToolsStatus>("tools.status");
+  const answer = await (await ctx.control()).request("tools.status");
   ctx.out.result(answer, () =>
     [
       `runner ${answer.runnerId}; built-in tools: ${answer.builtin.join(", ")}`,
