@@ -2,17 +2,20 @@ import {
   DEFAULT_DISCORD_BOTS,
   DEFAULT_DISCORD_USERS,
   DEFAULT_MEDIA_FILES,
+  DEFAULT_SIGNAL_ACCOUNTS,
   DEFAULT_TELEGRAM_BOTS,
   DEFAULT_TELEGRAM_CHATS,
   type FakeDiscord,
   type FakeDiscordGateway,
   type FakeMediaServer,
   type FakeModelServer,
+  type FakeSignal,
   type FakeTelegram,
   startFakeDiscord,
   startFakeDiscordGateway,
   startFakeMediaServer,
   startFakeModelServer,
+  startFakeSignal,
   startFakeTelegram,
   waitUntil,
 } from "@gw/testing";
@@ -24,6 +27,8 @@ const [bot] = DEFAULT_TELEGRAM_BOTS;
 const [dcBot] = DEFAULT_DISCORD_BOTS;
 const [person] = DEFAULT_DISCORD_USERS;
 const DM_CHANNEL = "1400000000000000011";
+const [signalNumber] = DEFAULT_SIGNAL_ACCOUNTS;
+const SIGNAL_PERSON = "+15557770042";
 const ECHO_CHAT = 4242;
 const VISION_CHAT = 4343;
 const MAX_MEDIA = 4_096;
@@ -48,6 +53,7 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
   let rest: FakeDiscord;
   let discord: FakeDiscordGateway;
   let media: FakeMediaServer;
+  let signal: FakeSignal;
   let gw: GatewayUnderTest;
   let client: WsClient;
 
@@ -63,9 +69,12 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
     rest = await startFakeDiscord({ channels: [{ id: DM_CHANNEL, type: 1 }] });
     discord = await startFakeDiscordGateway({ bots: [dcBot!], heartbeatIntervalMs: 5_000 });
     media = await startFakeMediaServer();
+    // signal-cli's "normal" mode: the receiver polls /v1/receive.
+    signal = await startFakeSignal({ mode: "normal" });
     const channels = {
       tg: { kind: "telegram", botToken: bot!.token, apiBaseUrl: tg.baseUrl, inbound: "polling", dmPolicy: "allowlist", allowFrom: [String(ECHO_CHAT), String(VISION_CHAT)] },
       dc: { kind: "discord", botToken: dcBot!.token, apiBaseUrl: rest.baseUrl, gatewayUrl: discord.url, dmPolicy: "open" },
+      sig: { kind: "signal", bridgeUrl: signal.baseUrl, number: signalNumber, dmPolicy: "open" },
     };
     gw = await startGateway(mode, {
       agents: [
@@ -86,7 +95,7 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
   afterAll(async () => {
     client?.close();
     await gw?.stop();
-    await Promise.all([tg?.close(), model?.close(), rest?.close(), discord?.close(), media?.close()]);
+    await Promise.all([tg?.close(), model?.close(), rest?.close(), discord?.close(), media?.close(), signal?.close()]);
   });
 
   it("a photo reaches the agent as an image, and the preview shows the message with its attachment", async () => {
@@ -144,5 +153,14 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
     expect(answered()[1]).toMatch(/"report\.pdf" is not one/);
     expect(await preview(key)).toHaveLength(stored);
     expect(media.fetched.filter((path) => path.endsWith("report.pdf"))).toEqual([]);
+  });
+
+  it("Signal: a picture is read from the bridge by its id and reaches the agent as an image", async () => {
+    const gif = DEFAULT_MEDIA_FILES["loop.gif"]!.data;
+    signal.userWrites({ from: SIGNAL_PERSON, text: "", attachments: [{ id: "sig-pic-1.gif", contentType: "image/gif", size: gif.byteLength, data: gif }] });
+    await waitUntil(() => signal.delivered.some((d) => d.chat === SIGNAL_PERSON), { what: "the answer on Signal", timeoutMs: 20_000 });
+    expect(signal.delivered.find((d) => d.chat === SIGNAL_PERSON)?.text).toBe(`[image: image/gif, ${gif.byteLength} bytes]`);
+    expect(signal.fetchedFiles).toEqual(["sig-pic-1.gif"]);
+    expect((await preview(`sig:${SIGNAL_PERSON}`)).find((m) => m.role === "user")?.attachments).toEqual([{ type: "image", mimeType: "image/gif", size: gif.byteLength }]);
   });
 });

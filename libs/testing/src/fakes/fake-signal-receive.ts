@@ -24,8 +24,8 @@ export interface SignalUserMessage {
   mentions?: string[];
   /** Quote (reply to) a message the account sent. */
   quotesAccount?: boolean;
-  /** Files sent with it, as signal-cli lists them (it stores each under its id). */
-  attachments?: Array<{ id: string; contentType: string; filename?: string; size?: number }>;
+  /** Files sent with it, as signal-cli lists them (it stores each under its id; `data`, served at `/v1/attachments/<id>`). */
+  attachments?: Array<{ id: string; contentType: string; filename?: string; size?: number; data?: Uint8Array }>;
 }
 
 export interface ReceiveStats {
@@ -45,6 +45,9 @@ export class SignalInbox {
   private readonly waiters = new Map<string, () => void>();
   readonly stats: ReceiveStats = { active: 0, maxActive: 0, calls: 0 };
   readonly typing: TypingCall[] = [];
+  /** The stored files' bytes by id, and the ids fetched (in order). */
+  private readonly files = new Map<string, { data: Uint8Array; contentType: string }>();
+  readonly fetchedFiles: string[] = [];
   private last = 0;
 
   constructor(
@@ -55,6 +58,7 @@ export class SignalInbox {
   userWrites(msg: SignalUserMessage): { timestamp: number; envelope: unknown } {
     const account = msg.account ?? this.accounts[0]!;
     const timestamp = (this.last = Math.max(this.last + 1, Date.now()));
+    for (const a of msg.attachments ?? []) if (a.data !== undefined) this.files.set(a.id, { data: a.data, contentType: a.contentType });
     const mentions = msg.mentions ?? [];
     const text = mentions.map(() => "\uFFFC ").join("") + msg.text;
     const dataMessage = {
@@ -63,7 +67,7 @@ export class SignalInbox {
       expiresInSeconds: 0,
       viewOnce: false,
       ...(mentions.length > 0 ? { mentions: mentions.map((number, i) => ({ name: number, number, uuid: `uuid-${number}`, start: i * 2, length: 1 })) } : {}),
-      ...(msg.attachments === undefined ? {} : { attachments: msg.attachments }),
+      ...(msg.attachments === undefined ? {} : { attachments: msg.attachments.map(({ data: _data, ...listed }) => listed) }),
       ...(msg.groupId === undefined ? {} : { groupInfo: { groupId: msg.groupId, groupName: "Fake group", revision: 1, type: "DELIVER" } }),
       ...(msg.quotesAccount ? { quote: { id: timestamp - 1, author: account, authorNumber: account, authorUuid: `uuid-${account}`, text: "earlier answer", attachments: [] } } : {}),
     };
@@ -93,9 +97,19 @@ export class SignalInbox {
     this.waiters.get(account)?.();
   }
 
+  /** `GET /v1/attachments/<id>`: a stored file's bytes, as signal-cli-rest-api serves them. */
+  private attachment(id: string): FakeReply {
+    const file = this.files.get(id);
+    if (file === undefined) return { status: 400, json: { error: "Couldn't find attachment" } };
+    this.fetchedFiles.push(id);
+    return { status: 200, headers: { "content-type": file.contentType }, bytes: file.data };
+  }
+
   route(req: FakeRequest, checkSender: (number: string) => string | undefined): FakeReply | Promise<FakeReply> | undefined {
     const receive = /^\/v1\/receive\/([^/]+)$/.exec(req.path);
     if (req.method === "GET" && receive !== null) return this.receive(decodeURIComponent(receive[1]!), req, checkSender);
+    const file = /^\/v1\/attachments\/([^/]+)$/.exec(req.path);
+    if (req.method === "GET" && file !== null) return this.attachment(decodeURIComponent(file[1]!));
     const typing = /^\/v1\/typing-indicator\/([^/]+)$/.exec(req.path);
     if ((req.method === "PUT" || req.method === "DELETE") && typing !== null) {
       const account = decodeURIComponent(typing[1]!);

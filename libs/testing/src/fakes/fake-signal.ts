@@ -28,6 +28,8 @@ export interface FakeSignal extends PlatformFake {
   readonly receiveStats: ReceiveStats;
   /** Every typing-indicator call, in order. */
   readonly typing: readonly TypingCall[];
+  /** The attachment ids fetched (`GET /v1/attachments/<id>`), in order. */
+  readonly fetchedFiles: readonly string[];
 }
 
 export const DEFAULT_SIGNAL_ACCOUNTS: readonly string[] = ["+15550001111", "+15550002222"];
@@ -147,6 +149,7 @@ export async function startFakeSignal(
     userWrites: (msg: SignalUserMessage) => inbox.userWrites(msg),
     receiveStats: inbox.stats,
     typing: inbox.typing,
+    fetchedFiles: inbox.fetchedFiles,
   });
 }
 

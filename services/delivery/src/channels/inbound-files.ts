@@ -30,3 +30,16 @@ export function urlFiles(client: HttpClient): InboundFiles {
     },
   };
 }
+
+/**
+ * The files a bridge keeps under their id (signal-cli-rest-api's `/v1/attachments/<id>`): read
+ * below the bridge's own base URL with its client, so its credentials go nowhere else.
+ */
+export function bridgeFiles(client: HttpClient, pathOf: (id: string) => string): InboundFiles {
+  return {
+    fetch: async (attachment, opts) => {
+      if (attachment.id === undefined || attachment.id === "") throw new ChannelError("rejected", "the bridge gave no id for the file");
+      return fetchFile(client, pathOf(encodeURIComponent(attachment.id)), opts);
+    },
+  };
+}

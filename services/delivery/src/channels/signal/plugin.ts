@@ -21,6 +21,7 @@ import {
 import type { HttpClient } from "@gw/http-client";
 import { bridgeEndpoint } from "../bridge/bridge-url.js";
 import { fetchMedia } from "../bridge/bridge-media.js";
+import { bridgeFiles } from "../inbound-files.js";
 import { DEFAULT_MEDIA_LIMITS, type HttpClientFactory, type MediaLimits, type PluginContext } from "../registry.js";
 import { type SendBody, SignalApi } from "./api.js";
 import { SignalReceiver } from "./receiver.js";
@@ -85,7 +86,9 @@ class SignalAdapter implements ChannelAdapter {
       timeoutMs: CALL_TIMEOUT_MS,
     });
     this.api = new SignalApi(this.client);
-    if (settings.inbound === "receive") this.inbound = { receiver: new SignalReceiver(this.api, settings.number) };
+    // The bridge keeps what people send under the attachment's id.
+    const files = bridgeFiles(this.client, (id) => `/v1/attachments/${id}`);
+    if (settings.inbound === "receive") this.inbound = { receiver: new SignalReceiver(this.api, settings.number), files };
   }
 
   validateRecipient(to: string): string {
