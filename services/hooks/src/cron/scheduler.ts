@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { parseSchedule, type Schedule } from "@gw/config";
+import { isFinal } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import type { RunRegistry } from "@gw/runs";
+import type { Bus, Subjects } from "@gw/bus";
+import { endRun, type RunRegistry } from "@gw/runs";
 import { type FastStore, leaseTiming, withLease } from "@gw/store";
 import type { RunDispatcher } from "../run-dispatch.js";
 import { dueFiring, initialCursor, nextFireAt } from "./due-firing.js";
@@ -14,6 +16,9 @@ export interface CronSchedulerDeps {
   states: JobStates;
   dispatcher: RunDispatcher;
   registry: RunRegistry;
+  /** To end, for everyone following it, a run whose runner died (nobody waits on a scheduled run). */
+  bus: Bus;
+  subjects: Subjects;
   store: FastStore;
   logger: Logger;
 }
@@ -174,16 +179,27 @@ export class CronScheduler {
 
   /**
    * The last run's outcome, once it has one: any replica records it, so a firing whose replica
-   * died while the run went on still gets its result.
+   * died while the run went on still gets its result. A run whose runner died is ended here (no
+   * client waits on it to notice), with the lifecycle error its followers would get.
    */
   private async recordOutcome(id: string, state: JobState): Promise<JobState> {
     const runId = state.lastRunId!;
-    const record = await this.deps.registry.get(runId);
+    const { registry } = this.deps;
+    const record = await registry.get(runId);
     let outcome: Pick<JobState, "lastResult" | "lastError"> | undefined;
-    if (record === null) {
-      if (Date.now() - (state.lastFiredAt ?? 0) > LOST_AFTER_MS) outcome = { lastResult: "error", lastError: "the run's outcome is no longer known" };
-    } else if (record.state === "done") outcome = { lastResult: "ok" };
-    else if (record.state === "error") outcome = { lastResult: "error", lastError: record.error?.message ?? "the run failed" };
+    if (record !== null && isFinal(record.state)) {
+      outcome = record.state === "done" ? { lastResult: "ok" } : { lastResult: "error", lastError: record.error?.message ?? "the run failed" };
+    } else if (record?.state === "running" && !(await registry.heartbeatAlive(runId))) {
+      // The runner clears the heartbeat as it records the outcome: only a record still not final after that is a dead runner's.
+      const again = await registry.get(runId);
+      if (again !== null && !isFinal(again.state)) {
+        const message = "the runner running it stopped";
+        await endRun(this.deps, again, "UNAVAILABLE", message);
+        outcome = { lastResult: "error", lastError: message };
+      }
+    } else if (record === null && Date.now() - (state.lastFiredAt ?? 0) > LOST_AFTER_MS) {
+      outcome = { lastResult: "error", lastError: "the run's outcome is no longer known" };
+    }
     if (outcome === undefined) return state;
     const result = outcome;
     const stored = await this.deps.states.change(id, (now) => {

@@ -27,7 +27,16 @@ export async function startCron(deps: CronDeps): Promise<{ stop(): Promise<void>
   const [jobsKv, stateKv] = await Promise.all([deps.durable.kv("cron_jobs"), deps.durable.kv("cron_state")]);
   const book = new CronJobBook(deps.config.cron.jobs, jobsKv);
   const states = new JobStates(stateKv);
-  const scheduler = new CronScheduler({ book, states, dispatcher: deps.dispatcher, registry: deps.registry, store: deps.fastStore, logger: deps.logger });
+  const scheduler = new CronScheduler({
+    book,
+    states,
+    dispatcher: deps.dispatcher,
+    registry: deps.registry,
+    bus: deps.bus,
+    subjects: deps.subjects,
+    store: deps.fastStore,
+    logger: deps.logger,
+  });
   const served = serveCron({
     bus: deps.bus,
     subjects: deps.subjects,
