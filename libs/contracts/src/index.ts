@@ -62,6 +62,7 @@ export {
   SessionsResetResponse,
 } from "./gen/gateway/v1/sessions.pb.js";
 export * from "./run-record.js";
+export { readStoredJson, type StoredRead } from "./stored-json.js";
 export { RPC } from "./rpcs.js";
 export { GATEWAY_VERSION } from "./version.js";
 export * from "./wire/frames.js";

@@ -1,7 +1,16 @@
 import { type ChannelAdapter, chunkText, type DeliveryReceipt as PlatformReceipt, isChannelError, type OutboundMessage, rateRulesFor, sendPollVia } from "@gw/channels";
-import { type DeliveryPollRequest, type DeliveryReceipt, type DeliverySendRequest, GatewayError, isGatewayError } from "@gw/contracts";
+import {
+  type DeliveryPollRequest,
+  type DeliveryReceipt,
+  type DeliverySendRequest,
+  GatewayError,
+  isGatewayError,
+  readStoredJson,
+} from "@gw/contracts";
 import { guardUrl, type SsrfPolicy } from "@gw/http-client";
+import type { Logger } from "@gw/runtime";
 import { type FastStore, fingerprint, KeyedMutex, type RunOnce } from "@gw/store";
+import { z } from "zod";
 import type { ChannelAccount, ChannelDirectory } from "./channel-directory.js";
 import { deadline } from "./deadline.js";
 import { toGatewayError } from "./delivery-errors.js";
@@ -23,7 +32,12 @@ export interface DispatcherDeps extends PlatformCallDeps {
   pacing?: "platform" | "off";
   /** Told how each send and poll ended: "sent", "cached" or the error code (metrics). */
   onOutcome?: (kind: "send" | "poll", channel: string, outcome: string) => void;
+  /** Says when a part's stored progress does not decode (the part is then sent again). */
+  logger?: Logger;
 }
+
+/** A delivered part's stored progress: its platform message ids. */
+const PartDoneSchema = z.array(z.string());
 
 /** Albums are capped at what every platform takes when the adapter says nothing. */
 const DEFAULT_MEDIA_PER_MESSAGE = 10;
@@ -225,7 +239,9 @@ export class Dispatcher {
   ): Promise<string[]> {
     const doneKey = `delivery:part:${key}:${index}`;
     const done = fresh ? null : await this.deps.store.values.get(doneKey);
-    if (done !== null) return JSON.parse(done) as string[];
+    const stored = done === null ? undefined : readStoredJson(done, PartDoneSchema);
+    if (stored?.ok) return stored.value;
+    if (stored !== undefined) this.deps.logger?.error({ key: doneKey, problem: stored.problem }, "a part's corrupt delivery record is ignored: the part is sent again");
     let receipt: PlatformReceipt;
     try {
       receipt = await callPlatform(this.deps, account, target, deadline, call, index === 0 ? cooldowns : undefined);

@@ -106,6 +106,30 @@ describe("Outbox", () => {
     expect(adapter.sent.map((m) => ("text" in m ? m.text : ""))).toEqual(["retried"]);
   });
 
+  it("drops a corrupt stored job with a logged error and still delivers the others", async () => {
+    const dir = makeTempDir("outbox-");
+    const { adapter, dispatcher, store } = setup({ pacing: "off" });
+    const kv = await (await durable(dir)).kv("delivery_outbox");
+    const lines: string[] = [];
+    const said = createLogger({ service: "test", level: "error", destination: { write: (line: string) => lines.push(line) } });
+    const outbox = new Outbox({ kv, store, dispatcher, logger: said }, { replicaId: "a", retryForMs: 60_000, leaseMs: 1_000, scanEveryMs: 50 });
+    outboxes.push(outbox);
+    await kv.put("not-json", Buffer.from("{half a job"));
+    await kv.put("not-a-job", Buffer.from(JSON.stringify({ request: 7, origin: "run:x" })));
+    await kv.put("not-a-request", Buffer.from(JSON.stringify({ request: Buffer.from([0x0a, 0xff, 0x01]).toString("base64"), origin: "run:y", acceptedAt: 0, attempts: 0, nextAttemptAt: 0 })));
+    await outbox.enqueue(message({ text: "still sent" }), "run:5");
+    outbox.start();
+    await waitUntil(async () => adapter.sent.length === 1 && (await outbox.pending()) === 0, { timeoutMs: 5_000, what: "every job gone" });
+    expect(adapter.sent[0]).toMatchObject({ text: "still sent" });
+    const dropped = lines.map((line) => JSON.parse(line) as { msg: string; jobId: string; problem: string });
+    expect(dropped.map((d) => [d.msg, d.jobId]).sort()).toEqual([
+      ["a corrupt outbox job is dropped", "not-a-job"],
+      ["a corrupt outbox job is dropped", "not-a-request"],
+      ["a corrupt outbox job is dropped", "not-json"],
+    ]);
+    expect(dropped.find((d) => d.jobId === "not-a-job")?.problem).toContain("record.request");
+  });
+
   it("survives a restart with jobs waiting", async () => {
     const dir = makeTempDir("outbox-");
     const first = setup({ pacing: "off" });

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
-import { DeliverySendRequest, type ErrorCodeName, isGatewayError } from "@gw/contracts";
+import { DeliverySendRequest, type ErrorCodeName, isGatewayError, readStoredJson } from "@gw/contracts";
 import { type BackoffPolicy, type Logger, retryDelay } from "@gw/runtime";
 import { type DurableKv, type FastStore, type HeldLease, leaseTiming, withLease } from "@gw/store";
+import { z } from "zod";
 import type { Dispatcher } from "./dispatcher.js";
 
 export interface OutboxOptions {
@@ -15,13 +16,26 @@ export interface OutboxOptions {
   scanEveryMs?: number;
 }
 
-interface Job {
-  request: string; // DeliverySendRequest, protobuf as base64
-  origin: string;
-  acceptedAt: number;
-  attempts: number;
-  nextAttemptAt: number;
-  lastError?: string;
+const JobSchema = z.object({
+  /** DeliverySendRequest, protobuf as base64. */
+  request: z.base64(),
+  origin: z.string(),
+  acceptedAt: z.number(),
+  attempts: z.number().int().nonnegative(),
+  nextAttemptAt: z.number(),
+  lastError: z.string().optional(),
+});
+type Job = z.infer<typeof JobSchema>;
+
+/** A stored job and the send it asks for, or why it cannot be one. */
+function decodeJob(value: Uint8Array): { job: Job; request: DeliverySendRequest } | { problem: string } {
+  const stored = readStoredJson(value, JobSchema);
+  if (!stored.ok) return stored;
+  try {
+    return { job: stored.value, request: DeliverySendRequest.decode(Buffer.from(stored.value.request, "base64")) };
+  } catch (err) {
+    return { problem: `its request is not a DeliverySendRequest (${(err as Error).message})` };
+  }
 }
 
 /**
@@ -145,9 +159,15 @@ export class Outbox {
   private async deliver(jobId: string, lease: HeldLease): Promise<void> {
     const entry = await this.deps.kv.get(jobId);
     if (entry === null || !lease.held()) return;
-    const job = JSON.parse(Buffer.from(entry.value).toString("utf8")) as Job;
+    const decoded = decodeJob(entry.value);
+    if ("problem" in decoded) {
+      // It can never be sent, and every scan would find it again: it goes (logged; its text is not).
+      this.deps.logger.error({ jobId, problem: decoded.problem, bytes: entry.value.length }, "a corrupt outbox job is dropped");
+      await this.deps.kv.delete(jobId);
+      return;
+    }
+    const { job, request } = decoded;
     if (job.nextAttemptAt > Date.now()) return;
-    const request = DeliverySendRequest.decode(Buffer.from(job.request, "base64"));
     try {
       const receipt = await this.deps.dispatcher.send(request);
       await this.deps.kv.delete(jobId);

@@ -81,7 +81,7 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
   });
   const windowMs = settings.idempotencyWindowSeconds * 1000;
   const claimTtlMs = CLAIM_TTL_MS;
-  const status = new StatusBook(deps.fastStore);
+  const status = new StatusBook(deps.fastStore, deps.logger);
   const dispatcher = new Dispatcher({
     directory,
     store: deps.fastStore,
@@ -94,6 +94,7 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
     }),
     pacer: new Pacer(deps.fastStore),
     status,
+    logger: deps.logger,
     maxAttempts: settings.maxAttempts,
     callTimeoutMs: settings.callTimeoutMs,
     sendTimeoutMs: settings.sendTimeoutMs,

@@ -1,8 +1,34 @@
+import { createLogger } from "@gw/runtime";
 import { createMemoryFastStore } from "@gw/store";
 import { describe, expect, it } from "vitest";
 import { type RouteRecord, StatusBook } from "./status-book.js";
 
 const route = (chat: string, at: number, extra: Partial<RouteRecord> = {}): RouteRecord => ({ chat, threadId: "", agentId: "main", binding: -1, at, ...extra });
+
+describe("StatusBook records", () => {
+  it("reads a corrupt stored record as empty, says so in the log, and the next write replaces it", async () => {
+    const store = createMemoryFastStore();
+    const lines: string[] = [];
+    const book = new StatusBook(store, createLogger({ service: "test", level: "error", destination: { write: (line: string) => lines.push(line) } }));
+    await store.values.set("delivery:status:tg:default", "{not json");
+    await store.values.set("delivery:status:tg:other", JSON.stringify({ lastError: 42 }));
+    expect(await book.read("tg", "default")).toMatchObject({ lastError: "", lastSuccessAt: 0, lastRoutes: [] });
+    expect(await book.read("tg", "other")).toMatchObject({ lastError: "" });
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ msg: "a corrupt account status record reads as empty", accountId: "default", problem: expect.stringContaining("not JSON") }),
+      expect.objectContaining({ accountId: "other", problem: expect.stringContaining("record.lastError") }),
+    ]);
+    book.inboundFailure("tg", "default", "boom");
+    await book.settled();
+    expect((await book.read("tg", "default")).lastInboundError).toBe("boom");
+  });
+
+  it("reads a record written before a field existed with that field empty", async () => {
+    const store = createMemoryFastStore();
+    await store.values.set("delivery:status:tg:default", JSON.stringify({ lastSuccessAt: 5 }));
+    expect(await new StatusBook(store).read("tg", "default")).toMatchObject({ lastSuccessAt: 5, lastInboundError: "", lastRoutes: [] });
+  });
+});
 
 describe("StatusBook routes", () => {
   it("keeps one entry per chat and thread, most recent first", async () => {

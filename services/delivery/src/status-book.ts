@@ -1,33 +1,41 @@
+import { readStoredJson } from "@gw/contracts";
+import type { Logger } from "@gw/runtime";
 import type { FastStore } from "@gw/store";
+import { z } from "zod";
 
 /** Which agent answered the last message of one chat (or thread), and which binding chose it. */
-export interface RouteRecord {
-  chat: string;
+const RouteRecordSchema = z.object({
+  chat: z.string(),
   /** "" outside threads. */
-  threadId: string;
+  threadId: z.string(),
   /** "" for agents.default. */
-  agentId: string;
+  agentId: z.string(),
   /** The index in `bindings`; -1 when the channel's own agent answered. */
-  binding: number;
-  at: number;
-}
+  binding: z.number().int(),
+  at: z.number(),
+});
+export type RouteRecord = z.infer<typeof RouteRecordSchema>;
 
 /** The chats an account's status keeps, most recent first. */
 const MAX_ROUTES = 20;
 
-export interface AccountRecord {
-  lastSuccessAt: number;
-  lastError: string;
-  lastErrorAt: number;
-  rateLimitedUntil: number;
+const AccountRecordSchema = z.object({
+  lastSuccessAt: z.number(),
+  lastError: z.string(),
+  lastErrorAt: z.number(),
+  rateLimitedUntil: z.number(),
   /** The last inbound request or batch the account took. */
-  lastInboundAt: number;
+  lastInboundAt: z.number(),
   /** The last inbound failure: a refused signature, a malformed payload, a turn that failed. */
-  lastInboundError: string;
-  lastInboundErrorAt: number;
+  lastInboundError: z.string(),
+  lastInboundErrorAt: z.number(),
   /** The last chats that got a turn, most recent first: one entry per chat and thread. */
-  lastRoutes: RouteRecord[];
-}
+  lastRoutes: z.array(RouteRecordSchema),
+});
+export type AccountRecord = z.infer<typeof AccountRecordSchema>;
+
+/** Records written before a field existed lack it: the field reads as empty. */
+const StoredAccountSchema = AccountRecordSchema.partial();
 
 const EMPTY: AccountRecord = {
   lastSuccessAt: 0,
@@ -53,7 +61,11 @@ export class StatusBook {
   /** Writes of one account, chained so a read-modify-write never loses another's field. */
   private readonly chains = new Map<string, Promise<void>>();
 
-  constructor(private readonly store: FastStore) {}
+  constructor(
+    private readonly store: FastStore,
+    /** Says when a stored record does not decode (it then reads as empty and the next write replaces it). */
+    private readonly logger?: Logger,
+  ) {}
 
   private key(channelId: string, accountId: string): string {
     return `delivery:status:${channelId}:${accountId}`;
@@ -62,11 +74,10 @@ export class StatusBook {
   async read(channelId: string, accountId: string): Promise<AccountRecord> {
     const raw = await this.store.values.get(this.key(channelId, accountId));
     if (raw === null) return { ...EMPTY };
-    try {
-      return { ...EMPTY, ...(JSON.parse(raw) as Partial<AccountRecord>) };
-    } catch {
-      return { ...EMPTY };
-    }
+    const stored = readStoredJson(raw, StoredAccountSchema);
+    if (stored.ok) return { ...EMPTY, ...stored.value };
+    this.logger?.error({ channelId, accountId, problem: stored.problem }, "a corrupt account status record reads as empty");
+    return { ...EMPTY };
   }
 
   success(channelId: string, accountId: string): void {

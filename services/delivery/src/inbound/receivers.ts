@@ -33,7 +33,7 @@ export interface Receivers {
  */
 export async function startReceivers(deps: ReceiversDeps): Promise<Receivers> {
   const cursors = await ReceiverCursors.open(deps.durable);
-  const status = new StatusBook(deps.fastStore);
+  const status = new StatusBook(deps.fastStore, deps.logger);
   const timing = { ...DEFAULT_RECEIVER_TIMING, ...deps.timing };
   const stop = new AbortController();
   const running: Array<Promise<void>> = [];

@@ -44,13 +44,13 @@ class ScriptedLog implements RunEventLog {
   }
 }
 
-function setup() {
+function setup(subsLogger = logger) {
   const bus = new InProcessBus();
   const hub = new EventHub({ bus, subjects, logger });
   const router = new RunEventRouter({ bus, subjects, hub, logger, edgeId: "here" });
   const registry = new RunRegistry(createMemoryFastStore());
   const log = new ScriptedLog();
-  const subs = new AgentSubscriptions({ router, hub, registry, log, logger, maxPerConnection: 3 });
+  const subs = new AgentSubscriptions({ router, hub, registry, log, logger: subsLogger, maxPerConnection: 3 });
   const seqs: number[] = [];
   const data: Array<Record<string, unknown>> = [];
   const target: EventTarget = {
@@ -95,6 +95,22 @@ describe("AgentSubscriptions", () => {
   const routers: RunEventRouter[] = [];
   afterEach(() => {
     for (const r of routers.splice(0)) r.close();
+  });
+
+  it("keeps a corrupt kept event's place in the order but sends it to no one, and says so in the log", async () => {
+    const lines: string[] = [];
+    const s = setup(createLogger({ service: "test", level: "error", destination: { write: (line: string) => lines.push(line) } }));
+    routers.push(s.router);
+    await s.register();
+    for (let i = 0; i < 3; i++) s.emit();
+    s.log.kept[1] = { ...s.log.kept[1]!, payloadJson: Buffer.from("{not json") };
+    expect(await s.subs.subscribe({ runId: "r1", afterSeq: 0 }, s.ctx)).toMatchObject({ subscribed: true, lastSeq: 3 });
+    s.emit({ end: true });
+    await s.settle();
+    expect(s.seqs).toEqual([1, 3, 4]);
+    expect(lines.map((line) => JSON.parse(line) as { msg: string; seq: number })).toEqual([
+      expect.objectContaining({ msg: "a run event that is not an agent event payload: not sent", seq: 2 }),
+    ]);
   });
 
   it("resumes after a seq: the kept events, then the live ones, even when the store is a moment behind", async () => {

@@ -1,12 +1,14 @@
-import { GatewayError } from "@gw/contracts";
+import { GatewayError, readStoredJson } from "@gw/contracts";
 import type { DurableKv } from "@gw/store";
+import { z } from "zod";
 
 /** A stored response: the session that holds its conversation, and the object answered. */
-export interface StoredResponse {
-  sessionKey: string;
-  agentId: string;
-  response: Record<string, unknown>;
-}
+const StoredResponseSchema = z.object({
+  sessionKey: z.string(),
+  agentId: z.string(),
+  response: z.record(z.string(), z.unknown()),
+});
+export type StoredResponse = z.infer<typeof StoredResponseSchema>;
 
 const RESPONSE_ID = /^resp_[0-9a-f]{32}$/;
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
@@ -25,12 +27,17 @@ function notFound(id: string, param?: string): GatewayError {
 export class StoredResponses {
   constructor(private readonly kv: DurableKv) {}
 
-  /** The stored response, or NOT_FOUND (naming `param` when given). */
+  /**
+   * The stored response, or NOT_FOUND (naming `param` when given). One that does not decode is
+   * INTERNAL, with what is wrong as the cause (logged by the HTTP error mapper); it can be deleted.
+   */
   async get(id: string, param?: string): Promise<StoredResponse> {
     if (!RESPONSE_ID.test(id)) throw notFound(id, param);
     const entry = await this.kv.get(id);
     if (entry === null) throw notFound(id, param);
-    return JSON.parse(new TextDecoder().decode(entry.value)) as StoredResponse;
+    const stored = readStoredJson(entry.value, StoredResponseSchema);
+    if (!stored.ok) throw new GatewayError("INTERNAL", `stored response ${id} is corrupt`, { cause: new Error(stored.problem) });
+    return stored.value;
   }
 
   /** The latest response of the conversation in `sessionKey`, if one is stored. */
@@ -46,7 +53,7 @@ export class StoredResponses {
 
   /** Forgets the response (its session stays, with the conversation); NOT_FOUND if unknown. */
   async delete(id: string): Promise<void> {
-    await this.get(id);
+    if (!RESPONSE_ID.test(id) || (await this.kv.get(id)) === null) throw notFound(id);
     await this.kv.delete(id);
   }
 }
