@@ -1,7 +1,10 @@
 import { waitFor } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { send } from "./fixtures/agent-runs.js";
+import { launchBrowser } from "./fixtures/browser.js";
+import { cliJson, runCli } from "./fixtures/cli.js";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { openApp } from "./fixtures/webapp.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 /** A one-shot long past: with catchUp "last" it fires once, at start. */
@@ -111,5 +114,37 @@ describe.each(MODES)("scheduled runs over the WebSocket protocol (%s)", (mode) =
     expect(await refused("cron.update", { id: "bad", schedule: "* * *" })).toMatchObject({ code: "INVALID_REQUEST" });
     expect((await jobs(client)).find((j) => j.id === "bad")).toMatchObject({ schedule: "0 9 * * *" });
     expect((await call(client, "cron.remove", { id: "bad" })).ok).toBe(true);
+  });
+  it("is operated by the CLI: gateway cron add, list, run and remove", async () => {
+    const env = { GATEWAY_URL: gw.httpUrl(), GATEWAY_TOKEN: TOKEN };
+    const added = await runCli(["cron", "add", "cli-job", "0 8 * * mon-fri", "--timezone", "Europe/Berlin", "--agent", "main", "--message", "from the cli"], env);
+    expect(added.stdout).toMatch(/^added cli-job; next firing \d{4}-/);
+    expect((await runCli(["cron", "list"], env)).stdout).toMatch(/cli-job\s+0 8 \* \* mon-fri \(Europe\/Berlin\)\s+main\s+cron:cli-job\s+api/);
+    const ran = await cliJson<{ runId: string; sessionKey: string }>(["cron", "run", "cli-job", "--json"], env);
+    expect(ran.sessionKey).toBe("cron:cli-job");
+    expect((await call(client, "agent.wait", { runId: ran.runId, timeoutMs: 10_000 })).payload.status).toBe("ok");
+    expect((await runCli(["cron", "remove", "cli-job"], env)).stdout).toBe("removed cli-job\n");
+    const missing = await runCli(["cron", "remove", "cli-job"], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/NOT_FOUND/);
+  });
+  it("lists the jobs with their next firing in the web app's Scheduled tab, and runs one from there", async () => {
+    expect((await call(client, "cron.add", { id: "web-job", schedule: "every 1h", agentId: "main", message: "from the tab" })).ok).toBe(true);
+    const browser = await launchBrowser();
+    try {
+      const { page, problems } = await openApp(browser, gw.httpUrl());
+      await page.click("#tab-cron");
+      const row = page.locator('#view-cron li.cron-job[data-job="web-job"]');
+      await row.waitFor();
+      expect(await row.textContent()).toMatch(/every 1h · main → cron:web-job · api.*next /);
+      expect(await page.locator('#view-cron li.cron-job[data-job="past"]').textContent()).toMatch(/no next firing.*last ok/);
+      await row.locator("button", { hasText: "Run now" }).click();
+      const ran = await waitFor(async () => (await jobs(client)).find((j) => j.id === "web-job" && j.lastRunId !== undefined), { timeoutMs: 10_000 });
+      expect(ran.lastRunId).toBeDefined();
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+      await call(client, "cron.remove", { id: "web-job" });
+    }
   });
 });

@@ -6,6 +6,7 @@
 import type { ConnectAnswer, GatewayClient } from "@gw/client";
 import { ApprovalsView } from "./approvals-view.js";
 import { ChannelsView } from "./channels-view.js";
+import { CronView } from "./cron-view.js";
 import { Link } from "./link.js";
 import { RunsView } from "./runs-view.js";
 import { SessionsView } from "./sessions-view.js";
@@ -19,7 +20,7 @@ export interface ControlView {
   shown?(): void;
 }
 
-const TABS = ["chat", "sessions", "runs", "channels", "approvals"] as const;
+const TABS = ["chat", "sessions", "runs", "channels", "cron", "approvals"] as const;
 type Tab = (typeof TABS)[number];
 
 export class Control {
@@ -28,7 +29,7 @@ export class Control {
   private readonly views: Record<Exclude<Tab, "chat">, ControlView>;
 
   constructor(secret: () => string | undefined) {
-    this.views = { sessions: new SessionsView(), runs: new RunsView(), channels: new ChannelsView(), approvals: new ApprovalsView() };
+    this.views = { sessions: new SessionsView(), runs: new RunsView(), channels: new ChannelsView(), cron: new CronView(), approvals: new ApprovalsView() };
     this.link = new Link("control", secret, {
       up: (client, hello) => this.up(client, hello),
       down: (retryInMs) => {

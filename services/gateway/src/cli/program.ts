@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { registerAgentCommands } from "./commands/agents.js";
 import { registerChannelCommands } from "./commands/channels.js";
 import { registerConfigCommands } from "./commands/config.js";
+import { registerCronCommands } from "./commands/cron.js";
 import { registerDeviceCommands } from "./commands/devices.js";
 import { registerHealthCommands } from "./commands/health.js";
 import { registerModelCommands } from "./commands/models.js";
@@ -43,6 +44,7 @@ export function buildProgram(io: CliIo): Command {
   registerSessionCommands(program, io);
   registerSendCommands(program, io);
   registerChannelCommands(program, io);
+  registerCronCommands(program, io);
   registerDeviceCommands(program, io);
   registerConfigCommands(program, io);
   return program;

@@ -1,0 +1,79 @@
+/**
+ * Scheduled runs: `cron.list` (each job's schedule, next firing and last run's result), read
+ * again every few seconds while the tab is open, with a button that runs a job now (`cron.run`).
+ * Jobs are added and changed in the config file, with `gateway cron add`, or `cron.*` calls.
+ */
+import type { ConnectAnswer, GatewayClient } from "@gw/client";
+import type { CronJobView } from "@gw/contracts";
+import type { ControlView } from "./control.js";
+import { button, byId, el, showError, when } from "./view.js";
+
+const REFRESH_MS = 5_000;
+
+export class CronView implements ControlView {
+  private readonly root = byId("view-cron");
+  private readonly list = el("ul", "cron-jobs");
+  private client: GatewayClient | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor() {
+    const toolbar = el("div", "toolbar");
+    toolbar.append(button("Refresh", () => this.load()));
+    this.list.setAttribute("aria-label", "Scheduled jobs");
+    this.root.append(toolbar, this.list);
+  }
+
+  async up(client: GatewayClient, _hello: ConnectAnswer): Promise<void> {
+    this.client = client;
+    await this.load();
+  }
+
+  down(): void {
+    this.client = undefined;
+  }
+
+  event(): void {
+    // Firings send no event of their own; shown() reads the list again while the tab is open.
+  }
+
+  shown(): void {
+    void this.load().catch(showError);
+    clearInterval(this.timer);
+    this.timer = setInterval(() => {
+      if (this.root.hidden) return clearInterval(this.timer);
+      void this.load().catch(() => undefined);
+    }, REFRESH_MS);
+  }
+
+  private async load(): Promise<void> {
+    if (this.client === undefined) return;
+    const answer = await this.client.request("cron.list");
+    if (answer.jobs.length === 0) {
+      this.list.replaceChildren(el("li", "muted", "No scheduled jobs (cron.jobs in the config, or gateway cron add)."));
+      return;
+    }
+    this.list.replaceChildren(...answer.jobs.map((job) => this.row(job)));
+  }
+
+  private row(job: CronJobView): HTMLElement {
+    const item = el("li", "cron-job");
+    item.dataset.job = job.id;
+    const schedule = `${job.schedule}${job.timezone ? ` (${job.timezone})` : ""}`;
+    const next = job.enabled ? (job.nextFireAt === undefined ? "no next firing" : `next ${when(job.nextFireAt)}`) : "disabled";
+    const last = job.lastResult === undefined ? "never run" : `last ${job.lastResult} ${when(job.lastFiredAt)}${job.lastError ? `: ${job.lastError}` : ""}`;
+    const facts = el("span", "muted", `${schedule} · ${job.agentId} → ${job.sessionKey} · ${job.source}`);
+    const nextLine = el("span", "next", next);
+    const lastLine = el("span", job.lastResult === "error" ? "bad" : "muted", last);
+    const run = button("Run now", async () => {
+      await this.need().request("cron.run", { id: job.id });
+      await this.load();
+    });
+    item.append(el("strong", undefined, job.id), facts, nextLine, lastLine, run);
+    return item;
+  }
+
+  private need(): GatewayClient {
+    if (this.client === undefined) throw new Error("The control connection is down; it reconnects by itself.");
+    return this.client;
+  }
+}
