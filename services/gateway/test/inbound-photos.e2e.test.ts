@@ -1,16 +1,20 @@
 import {
+  blueBubblesNewMessage,
+  DEFAULT_BLUEBUBBLES_SERVERS,
   DEFAULT_DISCORD_BOTS,
   DEFAULT_DISCORD_USERS,
   DEFAULT_MEDIA_FILES,
   DEFAULT_SIGNAL_ACCOUNTS,
   DEFAULT_TELEGRAM_BOTS,
   DEFAULT_TELEGRAM_CHATS,
+  type FakeBlueBubbles,
   type FakeDiscord,
   type FakeDiscordGateway,
   type FakeMediaServer,
   type FakeModelServer,
   type FakeSignal,
   type FakeTelegram,
+  startFakeBlueBubbles,
   startFakeDiscord,
   startFakeDiscordGateway,
   startFakeMediaServer,
@@ -21,6 +25,7 @@ import {
 } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { postWebhook } from "./fixtures/inbound.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 const [bot] = DEFAULT_TELEGRAM_BOTS;
@@ -29,6 +34,8 @@ const [person] = DEFAULT_DISCORD_USERS;
 const DM_CHANNEL = "1400000000000000011";
 const [signalNumber] = DEFAULT_SIGNAL_ACCOUNTS;
 const SIGNAL_PERSON = "+15557770042";
+const [bbServer] = DEFAULT_BLUEBUBBLES_SERVERS;
+const IMESSAGE_CHAT = "iMessage;-;+15559870042";
 const ECHO_CHAT = 4242;
 const VISION_CHAT = 4343;
 const MAX_MEDIA = 4_096;
@@ -54,6 +61,7 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
   let discord: FakeDiscordGateway;
   let media: FakeMediaServer;
   let signal: FakeSignal;
+  let bluebubbles: FakeBlueBubbles;
   let gw: GatewayUnderTest;
   let client: WsClient;
 
@@ -71,10 +79,12 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
     media = await startFakeMediaServer();
     // signal-cli's "normal" mode: the receiver polls /v1/receive.
     signal = await startFakeSignal({ mode: "normal" });
+    bluebubbles = await startFakeBlueBubbles();
     const channels = {
       tg: { kind: "telegram", botToken: bot!.token, apiBaseUrl: tg.baseUrl, inbound: "polling", dmPolicy: "allowlist", allowFrom: [String(ECHO_CHAT), String(VISION_CHAT)] },
       dc: { kind: "discord", botToken: dcBot!.token, apiBaseUrl: rest.baseUrl, gatewayUrl: discord.url, dmPolicy: "open" },
       sig: { kind: "signal", bridgeUrl: signal.baseUrl, number: signalNumber, dmPolicy: "open" },
+      imsg: { kind: "imessage", bridgeUrl: bluebubbles.baseUrl, password: bbServer!.password, dmPolicy: "open" },
     };
     gw = await startGateway(mode, {
       agents: [
@@ -95,7 +105,7 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
   afterAll(async () => {
     client?.close();
     await gw?.stop();
-    await Promise.all([tg?.close(), model?.close(), rest?.close(), discord?.close(), media?.close(), signal?.close()]);
+    await Promise.all([tg?.close(), model?.close(), rest?.close(), discord?.close(), media?.close(), signal?.close(), bluebubbles?.close()]);
   });
 
   it("a photo reaches the agent as an image, and the preview shows the message with its attachment", async () => {
@@ -162,5 +172,17 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
     expect(signal.delivered.find((d) => d.chat === SIGNAL_PERSON)?.text).toBe(`[image: image/gif, ${gif.byteLength} bytes]`);
     expect(signal.fetchedFiles).toEqual(["sig-pic-1.gif"]);
     expect((await preview(`sig:${SIGNAL_PERSON}`)).find((m) => m.role === "user")?.attachments).toEqual([{ type: "image", mimeType: "image/gif", size: gif.byteLength }]);
+  });
+
+  it("iMessage: a picture is read from the BlueBubbles server by its guid and reaches the agent as an image", async () => {
+    const png = DEFAULT_MEDIA_FILES["photo.png"]!.data;
+    const guid = bluebubbles.keepFile(png, "image/png");
+    const attachments = [{ guid, transferName: "IMG_0001.png", mimeType: "image/png", totalBytes: png.byteLength }];
+    const event = blueBubblesNewMessage({ chatGuid: IMESSAGE_CHAT, from: "+15559870042", text: "from my phone", attachments });
+    const posted = await postWebhook(gw, `/api/channels/imsg/webhook?password=${encodeURIComponent(bbServer!.password)}`, { headers: { "content-type": "application/json" }, body: JSON.stringify(event) });
+    expect(posted.status).toBe(200);
+    await waitUntil(() => bluebubbles.delivered.some((d) => d.chat === IMESSAGE_CHAT), { what: "the answer on iMessage", timeoutMs: 20_000 });
+    expect(bluebubbles.delivered.find((d) => d.chat === IMESSAGE_CHAT)?.text).toBe(`from my phone\n[image: image/png, ${png.byteLength} bytes]`);
+    expect(bluebubbles.fileDownloads).toEqual([guid]);
   });
 });

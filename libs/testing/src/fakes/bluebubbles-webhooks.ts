@@ -13,6 +13,8 @@ export interface BlueBubblesMessageInput {
   text: string;
   isFromMe?: boolean;
   guid?: string;
+  /** Files sent with it (a guid the fake server keeps: `keepFile`). */
+  attachments?: Array<{ guid: string; transferName: string; mimeType: string; totalBytes: number }>;
 }
 
 export function blueBubblesNewMessage(input: BlueBubblesMessageInput): Record<string, unknown> {
@@ -27,7 +29,7 @@ export function blueBubblesNewMessage(input: BlueBubblesMessageInput): Record<st
       handle: input.from === undefined ? null : { originalROWID: 7, address: input.from, service: "iMessage", country: "us", uncanonicalizedId: null },
       handleId: input.from === undefined ? 0 : 7,
       otherHandle: 0,
-      attachments: [],
+      attachments: input.attachments ?? [],
       subject: null,
       error: 0,
       dateCreated: now,
@@ -35,7 +37,7 @@ export function blueBubblesNewMessage(input: BlueBubblesMessageInput): Record<st
       dateDelivered: null,
       isFromMe: input.isFromMe ?? input.from === undefined,
       isDelivered: true,
-      hasAttachments: false,
+      hasAttachments: (input.attachments ?? []).length > 0,
       threadOriginatorGuid: null,
       chats: [{ originalROWID: 3, guid: input.chatGuid, style: input.chatGuid.includes(";+;") ? 43 : 45, chatIdentifier: input.chatGuid.split(";").at(-1), isArchived: false, displayName: "" }],
     },

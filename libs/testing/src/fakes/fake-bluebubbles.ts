@@ -32,6 +32,10 @@ export interface FakeBlueBubblesServer {
 
 export interface FakeBlueBubbles extends PlatformFake {
   readonly servers: readonly FakeBlueBubblesServer[];
+  /** Keeps a file a person sent, served at `GET /api/v1/attachment/<guid>/download`; answers its guid. */
+  keepFile(data: Uint8Array, mimeType: string): string;
+  /** The attachment guids downloaded, in order. */
+  readonly fileDownloads: readonly string[];
 }
 
 export const DEFAULT_BLUEBUBBLES_SERVERS: readonly FakeBlueBubblesServer[] = [
@@ -50,6 +54,8 @@ export async function startFakeBlueBubbles(
   // tempGuid -> the message once sent, or "sending" while it is (keyed per server).
   const sends = new Map<string, Params | "sending">();
   let rowId = 1000;
+  const files = new Map<string, { data: Uint8Array; mimeType: string }>();
+  const fileDownloads: string[] = [];
 
   const route = async (req: FakeRequest, ctx: PlatformContext): Promise<FakeReply> => {
     const password = req.query.password ?? req.query.guid;
@@ -59,6 +65,13 @@ export async function startFakeBlueBubbles(
     }
     if (req.method === "GET" && req.path === "/api/v1/ping") return answer(200, "Ping received!", { data: "pong" });
     if (req.method === "GET" && req.path === "/api/v1/server/info") return answer(200, "Success", { data: serverInfo(server) });
+    const download = /^\/api\/v1\/attachment\/([^/]+)\/download$/.exec(req.path);
+    if (req.method === "GET" && download !== null) {
+      const file = files.get(decodeURIComponent(download[1]!));
+      if (file === undefined) return answer(404, "Attachment does not exist!", { error: { type: "Database Error", message: "Not Found" } });
+      fileDownloads.push(decodeURIComponent(download[1]!));
+      return { status: 200, headers: { "content-type": file.mimeType }, bytes: file.data };
+    }
     const kind = req.method === "POST" ? /^\/api\/v1\/message\/(text|attachment)$/.exec(req.path)?.[1] : undefined;
     if (kind === undefined) return answer(404, "The requested resource was not found", { error: { type: "Database Error", message: "Not Found" } });
     const fields = bodyFields(req);
@@ -111,7 +124,12 @@ export async function startFakeBlueBubbles(
           : { status, text: "Bad Gateway" },
     },
   });
-  return Object.assign(fake, { servers });
+  const keepFile = (data: Uint8Array, mimeType: string) => {
+    const guid = randomUUID().toUpperCase();
+    files.set(guid, { data, mimeType });
+    return guid;
+  };
+  return Object.assign(fake, { servers, keepFile, fileDownloads });
 }
 
 /** A sent message as the server serialises it (the fields a client reads). */

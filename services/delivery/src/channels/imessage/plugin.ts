@@ -24,6 +24,7 @@ import { bridgeEndpoint } from "../bridge/bridge-url.js";
 import { DEFAULT_MEDIA_LIMITS, type HttpClientFactory, type MediaLimits, type PluginContext } from "../registry.js";
 import { BlueBubblesApi, blueBubblesErrorBody, type SendMethod } from "./api.js";
 import { imessageChatGuid } from "./imessage-address.js";
+import { bridgeFiles } from "../inbound-files.js";
 import { BlueBubblesWebhook } from "./inbound.js";
 import { type IMessageSettings, IMessageSettingsSchema } from "./settings.js";
 
@@ -79,7 +80,10 @@ class IMessageAdapter implements ChannelAdapter {
       errorBody: blueBubblesErrorBody,
     });
     this.api = new BlueBubblesApi(this.client, settings.password);
-    this.inbound = { webhook: new BlueBubblesWebhook(settings.password) };
+    // The server keeps each file a person sends under its guid (the password goes as the query, as on every call).
+    const password = encodeURIComponent(settings.password);
+    const files = bridgeFiles(this.client, (guid) => `/api/v1/attachment/${guid}/download?password=${password}`);
+    this.inbound = { webhook: new BlueBubblesWebhook(settings.password), files };
   }
 
   validateRecipient(to: string): string {
