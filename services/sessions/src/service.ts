@@ -5,7 +5,7 @@ import { RPC } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import { compactSession } from "./ops/compaction.js";
 import { AgentCatalog } from "./agents.js";
-import type { SessionsDeps, Summarizer } from "./deps.js";
+import type { SessionsDeps, Summarizer } from "./ops/deps.js";
 import { EncodedPreviews } from "./ops/encoded-previews.js";
 import { type KeyedHandler, PartitionRouter } from "./partitions/partition-routing.js";
 import type { SessionRepository } from "./repository.js";

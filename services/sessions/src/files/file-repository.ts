@@ -1,33 +1,18 @@
-import { mkdir, open, readdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdir, rm, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { GatewayError } from "@gw/contracts";
 import { fsyncDir, KeyedMutex, writeFileAtomic } from "@gw/store";
-import { decodeBatch, encodeBatch } from "../storage/batch-codec.js";
-import { frameRecord, recordsBackward, scanForward } from "./file-log.js";
-import { baseNameForKey, LOG_SUFFIX, META_SUFFIX, newLogName } from "./file-names.js";
-import { recoverLog } from "./file-recovery.js";
+import { encodeBatch } from "../storage/batch-codec.js";
+import { frameRecord } from "./file-log.js";
+import { baseNameForKey, META_SUFFIX, newLogName } from "./file-names.js";
+import { loadSlots, type MetaFile, type Slot } from "./file-slots.js";
+import { appendRecord, readBranch, readTail, writeNewLog } from "./session-log.js";
 import { withHistory } from "../storage/meta-update.js";
 import { type Batch, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
 import { MemorySessionIndex } from "../list-index/memory-session-index.js";
 import type { PageQuery, SessionPage } from "../list-index/session-index.js";
 import type { NewSession, SessionRepository } from "../repository.js";
 import { TailCache, type TailCacheLimits } from "../storage/tail-cache.js";
-
-/** The metadata file: the session's settings, its live log, and how far that log was known intact. */
-interface MetaFile {
-  meta: SessionMeta;
-  log: string;
-  checkpoint: number;
-}
-
-interface Slot extends MetaFile {
-  base: string;
-  size: number;
-  last: Batch | undefined;
-  sinceCheckpoint: number;
-  /** Counts this process's writes to the history: the version the tail cache is checked against. */
-  version: number;
-}
 
 /** Rewriting the metadata on every append would triple the fsyncs; the log's tail is the truth. */
 const CHECKPOINT_EVERY = 256;
@@ -58,42 +43,11 @@ export class FileSessionRepository implements SessionRepository {
   static async open(dir: string, opts: { cache?: TailCacheLimits } = {}): Promise<FileSessionRepository> {
     await mkdir(dir, { recursive: true });
     const repo = new FileSessionRepository(dir, opts.cache);
-    await repo.load();
+    await loadSlots(dir, (slot) => {
+      repo.slots.set(slot.meta.key, slot);
+      repo.index.putNow(slot.meta, ++repo.indexVersion);
+    });
     return repo;
-  }
-
-  /** Recovers every session (one read each unless its tail is torn) and drops what a crash left behind. */
-  private async load(): Promise<void> {
-    const names = await readdir(this.dir);
-    const live = new Set<string>();
-    const metas = names.filter((name) => !name.startsWith(".") && name.endsWith(META_SUFFIX));
-    // A few files at a time: 10,000 sessions must not make start-up wait on 10,000 serial reads.
-    let next = 0;
-    const worker = async () => {
-      while (next < metas.length) await this.loadOne(metas[next++]!, live);
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
-    for (const name of names) {
-      const stray = name.startsWith(".") || (name.endsWith(LOG_SUFFIX) && !live.has(name));
-      if (stray) await rm(join(this.dir, name), { force: true });
-    }
-  }
-
-  private async loadOne(name: string, live: Set<string>): Promise<void> {
-    const file = JSON.parse(await readFile(join(this.dir, name), "utf8")) as MetaFile;
-    const recovered = await recoverLog(join(this.dir, file.log), file.checkpoint);
-    const slot: Slot = {
-      ...file,
-      base: name.slice(0, -META_SUFFIX.length),
-      size: recovered.size,
-      last: recovered.last,
-      sinceCheckpoint: 0,
-      version: 0,
-    };
-    slot.meta = withHistory(slot.meta, tipOf(recovered.last, slot.meta.gen), recovered.last?.at ?? 0);
-    this.slots.set(slot.meta.key, slot);
-    this.index.putNow(slot.meta, ++this.indexVersion);
-    live.add(slot.log);
   }
 
   async getMeta(key: string): Promise<SessionMeta | null> {
@@ -184,17 +138,7 @@ export class FileSessionRepository implements SessionRepository {
       const slot = this.live(meta);
       const batch = build(tipOf(slot.last, slot.meta.gen));
       const frame = frameRecord(encodeBatch(batch));
-      const fh = await open(join(this.dir, slot.log), "a", 0o600);
-      try {
-        await fh.write(frame);
-        await fh.datasync();
-      } catch (err) {
-        // Never leave half a record in front of the next one.
-        await fh.truncate(slot.size).catch(() => {});
-        throw err;
-      } finally {
-        await fh.close();
-      }
+      await appendRecord(join(this.dir, slot.log), frame, slot.size);
       if (slot.size === 0) await fsyncDir(this.dir);
       slot.size += frame.length;
       slot.last = batch;
@@ -213,13 +157,7 @@ export class FileSessionRepository implements SessionRepository {
       const oldLog = slot.log;
       const log = newLogName(slot.base);
       const frame = frameRecord(encodeBatch(batch));
-      const fh = await open(join(this.dir, log), "wx", 0o600);
-      try {
-        await fh.write(frame);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
+      await writeNewLog(join(this.dir, log), frame);
       Object.assign(slot, { log, size: frame.length, last: batch });
       slot.meta = withHistory(slot.meta, tipOf(batch, slot.meta.gen), batch.at);
       // The metadata file names the live log: renaming it in is the commit point of the swap.
@@ -242,7 +180,7 @@ export class FileSessionRepository implements SessionRepository {
       const slot = this.live(meta);
       const cached = this.tails.read(meta.key, meta.gen, slot.version, limit);
       if (cached) return cached;
-      const { entries, complete } = await this.readTail(slot, limit);
+      const { entries, complete } = await readTail(join(this.dir, slot.log), slot.size, slot.meta.gen, limit);
       this.tails.fill(meta.key, meta.gen, slot.version, entries, complete);
       return entries;
     });
@@ -253,43 +191,10 @@ export class FileSessionRepository implements SessionRepository {
     return meta && { meta, entries: await this.tail(meta, limit) };
   }
 
-  /** The newest `limit` entries from the log, newest first; `complete` when that is the whole branch. */
-  private async readTail(slot: Slot, limit: number): Promise<{ entries: StoredEntry[]; complete: boolean }> {
-    const entries: StoredEntry[] = [];
-    if (slot.size === 0) return { entries, complete: true };
-    const fh = await open(join(this.dir, slot.log), "r");
-    try {
-      for await (const record of recordsBackward(fh, slot.size)) {
-        const batch = decodeBatch(record.payload);
-        if (!batch || batch.gen !== slot.meta.gen) break;
-        for (let i = batch.entries.length - 1; i >= 0 && entries.length < limit; i--) entries.push(batch.entries[i]!);
-        if (entries.length >= limit) return { entries, complete: false };
-        if (batch.base) break;
-      }
-    } finally {
-      await fh.close();
-    }
-    return { entries, complete: true };
-  }
-
   branch(meta: SessionMeta): Promise<{ entries: StoredEntry[]; tip: Tip }> {
     return this.locked(meta.key, async () => {
       const slot = this.live(meta);
-      let entries: StoredEntry[] = [];
-      if (slot.size > 0) {
-        const fh = await open(join(this.dir, slot.log), "r");
-        try {
-          const { records } = await scanForward(fh, 0, slot.size);
-          for (const record of records) {
-            const batch = decodeBatch(record.payload);
-            if (!batch || batch.gen !== slot.meta.gen) continue;
-            if (batch.base) entries = [];
-            entries.push(...batch.entries);
-          }
-        } finally {
-          await fh.close();
-        }
-      }
+      const entries = await readBranch(join(this.dir, slot.log), slot.size, slot.meta.gen);
       return { entries, tip: tipOf(slot.last, slot.meta.gen) };
     });
   }

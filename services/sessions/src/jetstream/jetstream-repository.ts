@@ -1,20 +1,21 @@
 import { encodeSubjectToken } from "@gw/bus";
 import { GatewayError } from "@gw/contracts";
 import { kvSubject, publishExpecting, purgeKvKey } from "@gw/store";
-import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager, type StoredMsg } from "@nats-io/jetstream";
-import { headers, type NatsConnection } from "@nats-io/nats-core";
-import { decodeBatch, encodeBatch } from "../storage/batch-codec.js";
+import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { decodeBatch } from "../storage/batch-codec.js";
 import type { PageQuery, SessionIndex, SessionPage } from "../list-index/session-index.js";
 import { withHistory } from "../storage/meta-update.js";
 import { type Batch, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
 import type { NewSession, SessionRepository } from "../repository.js";
-import { TailCache, type TailCacheLimits } from "../storage/tail-cache.js";
+import type { TailCacheLimits } from "../storage/tail-cache.js";
+import { HistoryStream, movingHistory, READ_ATTEMPTS } from "./history-stream.js";
 import { backoff, isSequenceConflict, storeError } from "./jetstream-errors.js";
-import { encodeMarks, MARKS_HEADER, type Mark, nextMarks, readMarks, readRange, tailStart } from "./jetstream-reads.js";
+import { nextMarks } from "./jetstream-reads.js";
 import { createManyInPartitions } from "./jetstream-bulk.js";
 import { decodeMeta, encodeMeta } from "./meta-codec.js";
 import { OwnedPartitions } from "./owned-partitions.js";
-import { ensureSessionStreams, partitionOf, type SessionPartition, type SessionStreamOptions } from "./session-streams.js";
+import { ensureSessionStreams, type SessionPartition, type SessionStreamOptions } from "./session-streams.js";
 
 export interface JetStreamSessionOptions extends SessionStreamOptions {
   /** The ordered index behind `sessions.list` (Redis in production), fed by every write. */
@@ -30,10 +31,6 @@ export interface JetStreamSessionOptions extends SessionStreamOptions {
 const MAX_ATTEMPTS = 200;
 
 const gone = (key: string) => new GatewayError("NOT_FOUND", `unknown session: ${key}`);
-/** Reads of a history that was rolled away under them, again and again, before giving up. */
-const READ_ATTEMPTS = 20;
-const movingHistory = (key: string) =>
-  new GatewayError("UNAVAILABLE", `could not read session ${key}: its history kept being rewritten; try again`);
 
 /**
  * Distributed mode. A session lives in the partition its key hashes to (session-streams.ts):
@@ -46,12 +43,8 @@ const movingHistory = (key: string) =>
  */
 export class JetStreamSessionRepository implements SessionRepository {
   private closed = false;
-  /**
-   * Tails by the stream sequence of the subject's newest message: a sequence is never reused and
-   * its message never changes, so a tail cached for the sequence a read just saw is that history,
-   * whichever replica wrote it. Every read still asks the stream for that sequence.
-   */
-  private readonly tails: TailCache;
+  /** The sessions' histories, and the tails cached of them (history-stream.ts). */
+  private readonly history: HistoryStream;
   /** Metadata of the owned partitions' sessions, kept current by a watch of their buckets. */
   private readonly owned: OwnedPartitions;
   private readonly js: JetStreamClient;
@@ -63,7 +56,7 @@ export class JetStreamSessionRepository implements SessionRepository {
     private readonly opts: JetStreamSessionOptions,
   ) {
     this.js = jetstream(nc);
-    this.tails = new TailCache(opts.cache);
+    this.history = new HistoryStream(this.js, jsm, partitions, opts.cache, () => this.assertOpen());
     this.owned = new OwnedPartitions({ nc, js: this.js, jsm, partitions, onError: opts.onWatchError });
   }
 
@@ -144,7 +137,7 @@ export class JetStreamSessionRepository implements SessionRepository {
     return createManyInPartitions(sessions, {
       js: this.js,
       partitionOf: (key) => this.part(key),
-      subject: (key) => this.subject(key),
+      subject: (key) => this.history.subject(key),
       kvKey: (key) => this.kvKey(key),
       index: this.opts.index,
     });
@@ -152,18 +145,18 @@ export class JetStreamSessionRepository implements SessionRepository {
 
   async append(meta: SessionMeta, build: (tip: Tip) => Batch): Promise<{ batch: Batch; meta: SessionMeta }> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const last = await this.last(meta.key);
+      const last = await this.history.last(meta.key);
       const lastBatch = last ? decodeBatch(last.data) : undefined;
       const batch = build(tipOf(lastBatch, meta.gen));
       // History left by an earlier session under this key (a delete raced an append) is rolled away.
       if (lastBatch && lastBatch.gen !== meta.gen) batch.base = true;
       const marks = last && lastBatch && !batch.base ? nextMarks(last, lastBatch, batch.count) : [];
-      const seq = await this.publish(meta.key, batch, last?.seq ?? 0, marks);
+      const seq = await this.history.publish(meta.key, batch, last?.seq ?? 0, marks);
       if (seq === undefined) {
         await backoff(attempt);
         continue;
       }
-      this.tails.written(meta.key, last?.seq ?? 0, seq, batch);
+      this.history.tails.written(meta.key, last?.seq ?? 0, seq, batch);
       const after = await this.recordHistory(meta, batch, seq);
       return { batch, meta: after };
     }
@@ -172,12 +165,12 @@ export class JetStreamSessionRepository implements SessionRepository {
 
   async replace(meta: SessionMeta, batch: Batch, expected?: Tip): Promise<{ meta: SessionMeta } | false> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const last = await this.last(meta.key);
+      const last = await this.history.last(meta.key);
       if (expected && !sameTip(tipOf(last ? decodeBatch(last.data) : undefined, meta.gen), expected)) return false;
       const base = { ...batch, base: true };
-      const seq = await this.publish(meta.key, base, last?.seq ?? 0, []);
+      const seq = await this.history.publish(meta.key, base, last?.seq ?? 0, []);
       if (seq !== undefined) {
-        this.tails.written(meta.key, last?.seq ?? 0, seq, base);
+        this.history.tails.written(meta.key, last?.seq ?? 0, seq, base);
         return { meta: await this.recordHistory(meta, batch, seq) };
       }
       if (expected) return false;
@@ -188,97 +181,33 @@ export class JetStreamSessionRepository implements SessionRepository {
 
   async tail(meta: SessionMeta, limit: number): Promise<StoredEntry[]> {
     const known = this.owned.read(this.part(meta.key).index, meta.key)?.meta;
-    if (known && known.gen === meta.gen) {
-      const cached = this.ownedTail(known, limit);
-      if (cached) return cached;
-    }
-    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
-      const found = await this.tailFrom(meta, await this.last(meta.key), limit);
-      if (found) return found;
-    }
-    throw movingHistory(meta.key);
+    const cached = known && known.gen === meta.gen ? this.history.ownedTail(known, limit) : undefined;
+    return cached ?? this.history.tail(meta, limit);
   }
 
   async preview(key: string, limit: number): Promise<{ meta: SessionMeta; entries: StoredEntry[] } | null> {
     const known = this.owned.read(this.part(key).index, key);
     if (known) {
       if (!known.meta) return null;
-      const entries = this.ownedTail(known.meta, limit);
+      const entries = this.history.ownedTail(known.meta, limit);
       if (entries) return { meta: known.meta, entries };
     }
     for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
       // Both reads at once: one round trip instead of two, as current as reading them in turn.
-      const [current, newest] = await Promise.all([this.readMeta(key), this.last(key)]);
+      const [current, newest] = await Promise.all([this.readMeta(key), this.history.last(key)]);
       if (!current) return null;
-      const entries = await this.tailFrom(current.meta, newest, limit);
+      const entries = await this.history.tailFrom(current.meta, newest, limit);
       if (entries) return { meta: current.meta, entries };
     }
     throw movingHistory(key);
   }
 
-  /**
-   * The tail of an owned partition's session from memory: the metadata names the newest batch it
-   * reflects (`historySeq`, recorded before any append is acknowledged), and a tail cached for
-   * exactly that batch is that history.
-   */
-  private ownedTail(meta: SessionMeta, limit: number): StoredEntry[] | undefined {
-    if (meta.messageCount === 0) return [];
-    return this.tails.read(meta.key, meta.gen, meta.historySeq, limit);
-  }
-
-  /**
-   * The newest `limit` entries of the history that ends at `newest`, newest first: from the
-   * cache, or one ordered consumer from the mark the newest batch names. Undefined when that
-   * history was rolled away meanwhile (read the newest batch again).
-   */
-  private async tailFrom(meta: SessionMeta, newest: StoredMsg | null, limit: number): Promise<StoredEntry[] | undefined> {
-    if (!newest) return [];
-    const cached = this.tails.read(meta.key, meta.gen, newest.seq, limit);
-    if (cached) return cached;
-    const batch = decodeBatch(newest.data);
-    // Another session's (a delete raced an append): this session's branch is still empty.
-    if (!batch || batch.gen !== meta.gen) return [];
-    const start = tailStart(newest, batch, limit);
-    let branch: StoredEntry[] | undefined = batch.entries;
-    if (start !== "newest") {
-      const range = { stream: this.part(meta.key).stream, subject: this.subject(meta.key), lastSeq: newest.seq, gen: meta.gen };
-      try {
-        branch = await readRange(this.jsm, this.js, start === undefined ? range : { ...range, startSeq: start });
-      } catch (err) {
-        throw storeError(err, "read");
-      }
-      if (!branch) return undefined;
-    }
-    const out = branch.slice(-limit).reverse();
-    const first = readMarks(newest)[0];
-    const fromStart =
-      start === undefined ||
-      batch.base ||
-      first === undefined ||
-      (start !== "newest" && first.seq === start && first.before === 0);
-    this.tails.fill(meta.key, meta.gen, newest.seq, out, out.length < limit && fromStart);
-    return out;
-  }
-
-  async branch(meta: SessionMeta): Promise<{ entries: StoredEntry[]; tip: Tip }> {
-    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
-      const last = await this.last(meta.key);
-      if (!last) return { entries: [], tip: tipOf(undefined, meta.gen) };
-      let entries: StoredEntry[] | undefined;
-      try {
-        const range = { stream: this.part(meta.key).stream, subject: this.subject(meta.key), lastSeq: last.seq, gen: meta.gen };
-        entries = await readRange(this.jsm, this.js, range);
-      } catch (err) {
-        throw storeError(err, "read");
-      }
-      if (entries) return { entries, tip: tipOf(decodeBatch(last.data), meta.gen) };
-    }
-    throw movingHistory(meta.key);
+  branch(meta: SessionMeta): Promise<{ entries: StoredEntry[]; tip: Tip }> {
+    return this.history.branch(meta);
   }
 
   async delete(key: string): Promise<boolean> {
-    const existed = (await this.readMeta(key)) !== null;
-    if (!existed) return false;
+    if ((await this.readMeta(key)) === null) return false;
     const part = this.part(key);
     const pending = this.owned.begin(part.index);
     let revision: number;
@@ -286,11 +215,11 @@ export class JetStreamSessionRepository implements SessionRepository {
       // Metadata first: once it is gone the session is gone, even if the purge below never runs.
       revision = await purgeKvKey(this.js, part.bucket, this.kvKey(key));
       this.owned.fill(pending, key, { meta: null, revision });
-      await this.jsm.streams.purge(part.stream, { filter: this.subject(key) });
+      await this.history.purge(key);
     } catch (err) {
       throw storeError(err, "delete");
     } finally {
-      this.tails.forget(key);
+      this.history.tails.forget(key);
     }
     await this.indexed(() => this.opts.index.remove(key, revision));
     return true;
@@ -336,31 +265,6 @@ export class JetStreamSessionRepository implements SessionRepository {
     }
   }
 
-  /** The stream sequence, or undefined when another writer moved the subject first. */
-  private async publish(key: string, batch: Batch, expectedLast: number, marks: Mark[]): Promise<number | undefined> {
-    this.assertOpen();
-    const hdrs = headers();
-    if (marks.length > 0) hdrs.set(MARKS_HEADER, encodeMarks(marks));
-    if (batch.base) hdrs.set("Nats-Rollup", "sub");
-    try {
-      return await publishExpecting(this.js, this.subject(key), encodeBatch(batch), expectedLast, hdrs);
-    } catch (err) {
-      if (isSequenceConflict(err)) return undefined;
-      throw storeError(err, "append");
-    }
-  }
-
-  private async last(key: string): Promise<StoredMsg | null> {
-    this.assertOpen();
-    const part = this.part(key);
-    const query = { last_by_subj: this.subject(key) };
-    try {
-      return await (part.direct ? this.jsm.direct.getMessage(part.stream, query) : this.jsm.streams.getMessage(part.stream, query));
-    } catch (err) {
-      throw storeError(err, "read");
-    }
-  }
-
   /** From memory when the key's partition is owned (unless `fresh`), else from its bucket. */
   private async readMeta(key: string, fresh = false): Promise<{ meta: SessionMeta; revision: number } | null> {
     this.assertOpen();
@@ -380,11 +284,7 @@ export class JetStreamSessionRepository implements SessionRepository {
   }
 
   private part(key: string): SessionPartition {
-    return this.partitions[partitionOf(key, this.partitions.length)]!;
-  }
-
-  private subject(key: string): string {
-    return `${this.part(key).subjectRoot}.${encodeSubjectToken(key)}`;
+    return this.history.part(key);
   }
 
   private kvKey(key: string): string {

@@ -6,7 +6,7 @@ import { defaultConfig } from "@gw/config";
 import { type NewSessionEntry, RPC } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Summarizer } from "../deps.js";
+import type { Summarizer } from "./deps.js";
 import { FileSessionRepository } from "../files/file-repository.js";
 import type { StoredEntry } from "../model.js";
 import { startSessionsService } from "../service.js";

@@ -1,5 +1,5 @@
 import { GatewayError, type SessionsCompactResponse } from "@gw/contracts";
-import type { SessionsDeps } from "../deps.js";
+import type { SessionsDeps } from "./deps.js";
 import type { StoredEntry } from "../model.js";
 import { requireSession } from "./lookup.js";
 

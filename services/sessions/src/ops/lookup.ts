@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { GatewayError } from "@gw/contracts";
-import type { SessionsDeps } from "../deps.js";
+import type { SessionsDeps } from "./deps.js";
 import type { SessionMeta } from "../model.js";
 import { checkKey } from "../validate.js";
 

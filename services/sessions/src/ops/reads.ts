@@ -12,7 +12,7 @@ import {
   type SessionsPreviewResponse,
 } from "@gw/contracts";
 import { toEntry, toSummary } from "../convert.js";
-import type { SessionsDeps } from "../deps.js";
+import type { SessionsDeps } from "./deps.js";
 import type { StoredEntry } from "../model.js";
 import { checkKey, checkLimit } from "../validate.js";
 import { ensureSession, notFound } from "./lookup.js";

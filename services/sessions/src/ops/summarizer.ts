@@ -3,7 +3,7 @@ import { RPC } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import { extractiveSummary } from "./compaction.js";
 import { toEntry } from "../convert.js";
-import type { Summarizer } from "../deps.js";
+import type { Summarizer } from "./deps.js";
 
 const BUILTIN = "builtin/";
 

@@ -9,7 +9,7 @@ import {
   THINKING_LEVELS,
 } from "@gw/contracts";
 import { fromNew, toEntry, toSummary } from "../convert.js";
-import type { SessionsDeps } from "../deps.js";
+import type { SessionsDeps } from "./deps.js";
 import type { Batch, SessionMeta, Tip } from "../model.js";
 import { checkKey, ENTRY_ROLES, MAX_APPEND_ENTRIES } from "../validate.js";
 import { ensureSession, notFound, requireSession } from "./lookup.js";

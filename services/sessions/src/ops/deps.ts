@@ -1,8 +1,8 @@
-import type { AgentCatalog } from "./agents.js";
-import type { EncodedPreviews } from "./ops/encoded-previews.js";
-import type { SessionRepository } from "./repository.js";
-import type { SessionEvents } from "./session-events.js";
-import type { SessionMeta, StoredEntry } from "./model.js";
+import type { AgentCatalog } from "../agents.js";
+import type { EncodedPreviews } from "./encoded-previews.js";
+import type { SessionRepository } from "../repository.js";
+import type { SessionEvents } from "../session-events.js";
+import type { SessionMeta, StoredEntry } from "../model.js";
 
 /**
  * Writes the summary that replaces `older` entries when a session is compacted, by `deadline`

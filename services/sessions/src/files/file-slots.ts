@@ -1,0 +1,62 @@
+import { readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { withHistory } from "../storage/meta-update.js";
+import { type Batch, type SessionMeta, tipOf } from "../model.js";
+import { LOG_SUFFIX, META_SUFFIX } from "./file-names.js";
+import { recoverLog } from "./file-recovery.js";
+
+/** The metadata file: the session's settings, its live log, and how far that log was known intact. */
+export interface MetaFile {
+  meta: SessionMeta;
+  log: string;
+  checkpoint: number;
+}
+
+/** A session as the file repository holds it in memory. */
+export interface Slot extends MetaFile {
+  base: string;
+  size: number;
+  last: Batch | undefined;
+  sinceCheckpoint: number;
+  /** Counts this process's writes to the history: the version the tail cache is checked against. */
+  version: number;
+}
+
+/**
+ * Recovers every session of `dir` (one read each unless its tail is torn), handing each to
+ * `loaded`, then drops what a crash left behind: temporary files and logs no metadata names.
+ */
+export async function loadSlots(dir: string, loaded: (slot: Slot) => void): Promise<void> {
+  const names = await readdir(dir);
+  const live = new Set<string>();
+  const metas = names.filter((name) => !name.startsWith(".") && name.endsWith(META_SUFFIX));
+  // A few files at a time: 10,000 sessions must not make start-up wait on 10,000 serial reads.
+  let next = 0;
+  const worker = async () => {
+    while (next < metas.length) {
+      const slot = await loadSlot(dir, metas[next++]!);
+      loaded(slot);
+      live.add(slot.log);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  for (const name of names) {
+    const stray = name.startsWith(".") || (name.endsWith(LOG_SUFFIX) && !live.has(name));
+    if (stray) await rm(join(dir, name), { force: true });
+  }
+}
+
+async function loadSlot(dir: string, name: string): Promise<Slot> {
+  const file = JSON.parse(await readFile(join(dir, name), "utf8")) as MetaFile;
+  const recovered = await recoverLog(join(dir, file.log), file.checkpoint);
+  const slot: Slot = {
+    ...file,
+    base: name.slice(0, -META_SUFFIX.length),
+    size: recovered.size,
+    last: recovered.last,
+    sinceCheckpoint: 0,
+    version: 0,
+  };
+  slot.meta = withHistory(slot.meta, tipOf(recovered.last, slot.meta.gen), recovered.last?.at ?? 0);
+  return slot;
+}
