@@ -72,7 +72,7 @@ describe.each(MODES)("web app control view (%s)", (mode) => {
 
     const operator = await openApp(browser, gw.httpUrl());
     await operator.page.waitForSelector("#tabs:not([hidden])");
-    expect(await texts(operator.page, "#tabs [role=tab]")).toEqual(["Chat", "Sessions", "Runs", "Channels", "Approvals"]);
+    expect(await texts(operator.page, "#tabs [role=tab]")).toEqual(["Chat", "Sessions", "Runs", "Channels", "Scheduled", "Approvals"]);
     // The tabs answer the keyboard: right arrow from Chat opens Sessions.
     await operator.page.focus("#tab-chat");
     await operator.page.keyboard.press("ArrowRight");

@@ -3,7 +3,7 @@
  * again every few seconds while the tab is open, with a button that runs a job now (`cron.run`).
  * Jobs are added and changed in the config file, with `gateway cron add`, or `cron.*` calls.
  */
-import type { ConnectAnswer, GatewayClient } from "@gw/client";
+import { type ConnectAnswer, type GatewayClient, GatewayRpcError } from "@gw/client";
 import type { CronJobView } from "@gw/contracts";
 import type { ControlView } from "./control.js";
 import { button, byId, el, showError, when } from "./view.js";
@@ -47,7 +47,15 @@ export class CronView implements ControlView {
 
   private async load(): Promise<void> {
     if (this.client === undefined) return;
-    const answer = await this.client.request("cron.list");
+    let answer;
+    try {
+      answer = await this.client.request("cron.list");
+    } catch (err) {
+      // No hooks service in this deployment: a fact of the view, not an error of the page.
+      if (!(err instanceof GatewayRpcError) || err.code !== "UNAVAILABLE") throw err;
+      this.list.replaceChildren(el("li", "muted", "Scheduled runs are not available: no hooks service answers."));
+      return;
+    }
     if (answer.jobs.length === 0) {
       this.list.replaceChildren(el("li", "muted", "No scheduled jobs (cron.jobs in the config, or gateway cron add)."));
       return;
