@@ -114,6 +114,15 @@ describe.each(MODES)("scheduled runs over the WebSocket protocol (%s)", (mode) =
     expect(await refused("cron.update", { id: "bad", schedule: "* * *" })).toMatchObject({ code: "INVALID_REQUEST" });
     expect((await jobs(client)).find((j) => j.id === "bad")).toMatchObject({ schedule: "0 9 * * *" });
     expect((await call(client, "cron.remove", { id: "bad" })).ok).toBe(true);
+
+    // Control connections only: a job runs agents with nobody asking.
+    const webchat = await WsClient.open(gw.wsUrl());
+    try {
+      expect((await webchat.connect(TOKEN, "webchat")).ok).toBe(true);
+      for (const method of ["cron.list", "cron.add", "cron.run"]) expect((await call(webchat, method, { ...PAST, id: "w" })).error?.code, method).toBe("FORBIDDEN");
+    } finally {
+      webchat.close();
+    }
   });
   it("is operated by the CLI: gateway cron add, list, run and remove", async () => {
     const env = { GATEWAY_URL: gw.httpUrl(), GATEWAY_TOKEN: TOKEN };
