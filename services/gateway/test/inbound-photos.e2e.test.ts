@@ -6,6 +6,7 @@ import {
   DEFAULT_MEDIA_FILES,
   DEFAULT_SIGNAL_ACCOUNTS,
   DEFAULT_TELEGRAM_BOTS,
+  DEFAULT_WHATSAPP_NUMBERS,
   DEFAULT_TELEGRAM_CHATS,
   type FakeBlueBubbles,
   type FakeDiscord,
@@ -14,6 +15,7 @@ import {
   type FakeModelServer,
   type FakeSignal,
   type FakeTelegram,
+  type FakeWhatsApp,
   startFakeBlueBubbles,
   startFakeDiscord,
   startFakeDiscordGateway,
@@ -21,7 +23,10 @@ import {
   startFakeModelServer,
   startFakeSignal,
   startFakeTelegram,
+  startFakeWhatsApp,
+  signedWhatsAppRequest,
   waitUntil,
+  whatsappMessageNotification,
 } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
@@ -36,6 +41,9 @@ const [signalNumber] = DEFAULT_SIGNAL_ACCOUNTS;
 const SIGNAL_PERSON = "+15557770042";
 const [bbServer] = DEFAULT_BLUEBUBBLES_SERVERS;
 const IMESSAGE_CHAT = "iMessage;-;+15559870042";
+const [waNumber] = DEFAULT_WHATSAPP_NUMBERS;
+const WA_SECRET = "wa-app-secret-photos";
+const WA_PERSON = "15557650042";
 const ECHO_CHAT = 4242;
 const VISION_CHAT = 4343;
 const MAX_MEDIA = 4_096;
@@ -62,6 +70,7 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
   let media: FakeMediaServer;
   let signal: FakeSignal;
   let bluebubbles: FakeBlueBubbles;
+  let whatsapp: FakeWhatsApp;
   let gw: GatewayUnderTest;
   let client: WsClient;
 
@@ -80,11 +89,13 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
     // signal-cli's "normal" mode: the receiver polls /v1/receive.
     signal = await startFakeSignal({ mode: "normal" });
     bluebubbles = await startFakeBlueBubbles();
+    whatsapp = await startFakeWhatsApp();
     const channels = {
       tg: { kind: "telegram", botToken: bot!.token, apiBaseUrl: tg.baseUrl, inbound: "polling", dmPolicy: "allowlist", allowFrom: [String(ECHO_CHAT), String(VISION_CHAT)] },
       dc: { kind: "discord", botToken: dcBot!.token, apiBaseUrl: rest.baseUrl, gatewayUrl: discord.url, dmPolicy: "open" },
       sig: { kind: "signal", bridgeUrl: signal.baseUrl, number: signalNumber, dmPolicy: "open" },
       imsg: { kind: "imessage", bridgeUrl: bluebubbles.baseUrl, password: bbServer!.password, dmPolicy: "open" },
+      wa: { kind: "whatsapp", accessToken: waNumber!.accessToken, phoneNumberId: waNumber!.phoneNumberId, apiBaseUrl: whatsapp.baseUrl, appSecret: WA_SECRET, dmPolicy: "open" },
     };
     gw = await startGateway(mode, {
       agents: [
@@ -105,7 +116,7 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
   afterAll(async () => {
     client?.close();
     await gw?.stop();
-    await Promise.all([tg?.close(), model?.close(), rest?.close(), discord?.close(), media?.close(), signal?.close(), bluebubbles?.close()]);
+    await Promise.all([tg?.close(), model?.close(), rest?.close(), discord?.close(), media?.close(), signal?.close(), bluebubbles?.close(), whatsapp?.close()]);
   });
 
   it("a photo reaches the agent as an image, and the preview shows the message with its attachment", async () => {
@@ -184,5 +195,20 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
     await waitUntil(() => bluebubbles.delivered.some((d) => d.chat === IMESSAGE_CHAT), { what: "the answer on iMessage", timeoutMs: 20_000 });
     expect(bluebubbles.delivered.find((d) => d.chat === IMESSAGE_CHAT)?.text).toBe(`from my phone\n[image: image/png, ${png.byteLength} bytes]`);
     expect(bluebubbles.fileDownloads).toEqual([guid]);
+  });
+
+  it("WhatsApp: an image's media id is looked up and its URL read with the token; it reaches the agent as an image", async () => {
+    const png = DEFAULT_MEDIA_FILES["photo.png"]!.data;
+    const mediaId = whatsapp.keepMedia(png, "image/png");
+    const note = whatsappMessageNotification({
+      phoneNumberId: waNumber!.phoneNumberId,
+      from: WA_PERSON,
+      text: "a caption",
+      media: { type: "image", object: { id: mediaId, mime_type: "image/png", sha256: "fake" } },
+    });
+    expect((await postWebhook(gw, "/api/channels/wa/webhook", signedWhatsAppRequest(note, WA_SECRET))).status).toBe(200);
+    await waitUntil(() => whatsapp.delivered.some((d) => d.chat === WA_PERSON), { what: "the answer on WhatsApp", timeoutMs: 20_000 });
+    expect(whatsapp.delivered.find((d) => d.chat === WA_PERSON)?.text).toBe(`a caption\n[image: image/png, ${png.byteLength} bytes]`);
+    expect(whatsapp.mediaDownloads).toEqual([mediaId]);
   });
 });

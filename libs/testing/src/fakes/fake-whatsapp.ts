@@ -37,6 +37,13 @@ export interface FakeWhatsApp extends PlatformFake {
   readonly version: string;
   /** Every read receipt, in order, and whether it showed "typing…". */
   readonly reads: ReadonlyArray<{ account: string; messageId: string; typing: boolean }>;
+  /**
+   * Keeps a file a person sent and answers its media id: `GET /<version>/<media id>` answers its
+   * URL (on the fake's own origin, `/media/<id>`, which needs the token too) and type.
+   */
+  keepMedia(data: Uint8Array, mimeType: string): string;
+  /** The media ids downloaded, in order. */
+  readonly mediaDownloads: readonly string[];
 }
 
 export const DEFAULT_WHATSAPP_NUMBERS: readonly FakeWhatsAppNumber[] = [
@@ -54,14 +61,24 @@ export async function startFakeWhatsApp(
   const version = opts.version ?? "v21.0";
   const allowed = opts.allowedRecipients?.map((r) => r.replace(/^\+/, ""));
   const reads: Array<{ account: string; messageId: string; typing: boolean }> = [];
+  const media = new Map<string, { data: Uint8Array; mimeType: string }>();
+  const mediaDownloads: string[] = [];
+  let nextMedia = 880_000_000_000_001;
+  let origin = "";
 
   const route = (req: FakeRequest, ctx: PlatformContext): FakeReply => {
+    const download = /^\/media\/(\d+)$/.exec(req.path);
+    if (download !== null && req.method === "GET") return mediaDownload(download[1]!, req);
     const match = new RegExp(`^/${version.replace(".", "\\.")}/(\\d+)(/messages)?$`).exec(req.path);
     if (match === null) return graphError(400, "Unknown path components", "OAuthException", 2500);
     const token = bearerToken(req) ?? req.query.access_token;
     const owner = numbers.find((n) => n.accessToken === token);
     if (owner === undefined) return graphError(401, "Invalid OAuth access token - Cannot parse access token", "OAuthException", 190);
     const id = match[1]!;
+    const kept = media.get(id);
+    if (kept !== undefined && req.method === "GET" && match[2] === undefined) {
+      return { status: 200, json: { messaging_product: "whatsapp", url: `${origin}/media/${id}`, mime_type: kept.mimeType, file_size: kept.data.byteLength, id } };
+    }
     const verb = match[2] === undefined ? "get" : "post";
     if (owner.phoneNumberId !== id || (verb === "get") !== (req.method === "GET")) {
       const message = `Unsupported ${verb} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`;
@@ -123,6 +140,15 @@ export async function startFakeWhatsApp(
     return { status: 200, json: { success: true } };
   };
 
+  /** The file behind a media URL: the number's token is needed here too, as on the real CDN. */
+  const mediaDownload = (id: string, req: FakeRequest): FakeReply => {
+    if (!numbers.some((n) => n.accessToken === bearerToken(req))) return graphError(401, "Invalid OAuth access token - Cannot parse access token", "OAuthException", 190);
+    const kept = media.get(id);
+    if (kept === undefined) return { status: 404, text: "Not Found" };
+    mediaDownloads.push(id);
+    return { status: 200, headers: { "content-type": kept.mimeType }, bytes: kept.data };
+  };
+
   const fake = await startPlatformFake({
     basePath: `/${version}`,
     tellsRetryAfter: false,
@@ -139,7 +165,13 @@ export async function startFakeWhatsApp(
           : graphError(status, "An unknown error has occurred.", "OAuthException", 1),
     },
   });
-  return Object.assign(fake, { numbers, version, reads });
+  origin = new URL(fake.baseUrl).origin;
+  const keepMedia = (data: Uint8Array, mimeType: string) => {
+    const id = String(nextMedia++);
+    media.set(id, { data, mimeType });
+    return id;
+  };
+  return Object.assign(fake, { numbers, version, reads, keepMedia, mediaDownloads });
 }
 
 function phoneNumber(owner: FakeWhatsAppNumber, fields: string | undefined): FakeReply {

@@ -7,9 +7,13 @@ import { channelErrorFromHttp } from "./http-channel-error.js";
  * Reads the file at `url` with `client` (a plugin's own: SSRF-guarded, its secrets scrubbed from
  * errors), at most `maxBytes`: `too_large` past them, a ChannelError for any other failure.
  */
-export async function fetchFile(client: HttpClient, url: string, opts: { maxBytes: number; signal: AbortSignal }): Promise<FetchedFile> {
+export async function fetchFile(
+  client: HttpClient,
+  url: string,
+  opts: { maxBytes: number; signal: AbortSignal; headers?: Record<string, string> },
+): Promise<FetchedFile> {
   try {
-    const got = await client.download(url, { maxBytes: opts.maxBytes, signal: opts.signal });
+    const got = await client.download(url, { maxBytes: opts.maxBytes, signal: opts.signal, ...(opts.headers ? { headers: opts.headers } : {}) });
     const type = got.headers["content-type"];
     return { kind: "file", bytes: got.bytes, mimeType: (Array.isArray(type) ? type[0] : type) ?? "application/octet-stream" };
   } catch (err) {

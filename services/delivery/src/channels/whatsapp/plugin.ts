@@ -11,12 +11,14 @@ import {
   type ChannelTyping,
   definePlugin,
   type DeliveryReceipt,
+  type InboundFiles,
   type OutboundMessage,
   receiptOf,
 } from "@gw/channels";
 import type { PluginContext } from "../registry.js";
 import { readGraphError, WhatsAppApi, type WhatsAppContent } from "./api.js";
 import { WhatsAppWebhook } from "./inbound.js";
+import { WhatsAppFiles } from "./inbound-files.js";
 import { CAPTIONED, WHATSAPP_CAPTION_LIMIT, whatsappMedium } from "./media.js";
 import { normaliseWhatsAppRecipient, waDigits } from "./recipient.js";
 import { type WhatsAppSettings, WhatsAppSettingsSchema } from "./settings.js";
@@ -56,9 +58,12 @@ export class WhatsAppAdapter implements ChannelAdapter {
   constructor(
     private readonly api: WhatsAppApi,
     webhook?: { appSecret?: string; verifyToken?: string },
+    /** The media people send (inbound-files.ts). */
+    files?: InboundFiles,
   ) {
     if (webhook?.appSecret !== undefined || webhook?.verifyToken !== undefined) {
-      this.inbound = { webhook: new WhatsAppWebhook({ phoneNumberId: api.phoneNumberId, ...webhook }) };
+      const endpoint = new WhatsAppWebhook({ phoneNumberId: api.phoneNumberId, ...webhook });
+      this.inbound = { webhook: endpoint, ...(files === undefined ? {} : { files }) };
     }
   }
 
@@ -116,6 +121,6 @@ export const whatsappPlugin = definePlugin({
       ...(settings.appSecret === undefined ? {} : { appSecret: settings.appSecret }),
       ...(settings.verifyToken === undefined ? {} : { verifyToken: settings.verifyToken }),
     };
-    return new WhatsAppAdapter(new WhatsAppApi(client, settings.phoneNumberId), webhook);
+    return new WhatsAppAdapter(new WhatsAppApi(client, settings.phoneNumberId), webhook, new WhatsAppFiles(client, settings.accessToken));
   },
 });
