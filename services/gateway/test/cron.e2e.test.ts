@@ -1,4 +1,4 @@
-import { waitFor } from "@gw/testing";
+import { DEFAULT_TELEGRAM_BOTS, type FakeTelegram, startFakeTelegram, waitFor } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { send } from "./fixtures/agent-runs.js";
 import { launchBrowser } from "./fixtures/browser.js";
@@ -38,10 +38,13 @@ async function userMessages(client: WsClient, key: string): Promise<Array<{ body
 describe.each(MODES)("scheduled runs over the WebSocket protocol (%s)", (mode) => {
   let gw: GatewayUnderTest;
   let client: WsClient;
+  let telegram: FakeTelegram;
   beforeAll(async () => {
+    telegram = await startFakeTelegram();
+    const channels = { default: "tg", tg: { kind: "telegram", botToken: DEFAULT_TELEGRAM_BOTS[0]!.token, apiBaseUrl: telegram.baseUrl } };
     // Distributed: the hooks replica starts once the others serve, as a deployment's would after
     // them; started beside them, its at-start firing could reach the runner before sessions answer.
-    gw = await startGateway(mode, { hooksReplicas: 0, deliveryReplicas: 1, extraConfig: { cron: { jobs: [PAST] } } });
+    gw = await startGateway(mode, { hooksReplicas: 0, deliveryReplicas: 1, extraConfig: { channels, cron: { jobs: [PAST] } } });
     if (mode === "distributed") await gw.addHooksReplica!();
     client = await WsClient.open(gw.wsUrl());
     expect((await client.connect(TOKEN)).ok).toBe(true);
@@ -49,6 +52,7 @@ describe.each(MODES)("scheduled runs over the WebSocket protocol (%s)", (mode) =
   afterAll(async () => {
     client?.close();
     await gw?.stop();
+    await telegram?.close();
   });
 
   it("fires a config one-shot in the past once at start, and shows its result", async () => {
@@ -155,5 +159,14 @@ describe.each(MODES)("scheduled runs over the WebSocket protocol (%s)", (mode) =
       await browser.close();
       await call(client, "cron.remove", { id: "web-job" });
     }
+  });
+  it("delivers a job's answer to its channel and recipient", async () => {
+    const job = { id: "to-telegram", schedule: "every 1h", agentId: "main", message: "the nightly summary", deliver: { channel: "tg", to: "4242" } };
+    expect((await call(client, "cron.add", job)).ok).toBe(true);
+    const ran = await call(client, "cron.run", { id: job.id });
+    expect((await call(client, "agent.wait", { runId: ran.payload.runId, timeoutMs: 10_000 })).payload.status).toBe("ok");
+    const sent = await waitFor(() => telegram.delivered.find((d) => d.chat === "4242" && d.text?.includes("the nightly summary")), { timeoutMs: 10_000 });
+    expect(sent.text).toBe("the nightly summary");
+    await call(client, "cron.remove", { id: job.id });
   });
 });
