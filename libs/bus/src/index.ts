@@ -19,9 +19,11 @@ export {
   createSubjects,
   decodeSubjectToken,
   encodeSubjectToken,
+  hashPartition,
   RUN_EVENT_PARTS,
   type RunEventPart,
   type RunEventScope,
+  type SubjectOptions,
   type Subjects,
 } from "./subjects.js";
 export {

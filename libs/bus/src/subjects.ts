@@ -29,13 +29,21 @@ export interface Subjects {
   broadcast(topic: string): string;
   /**
    * A run's events: `<prefix>.run.<startedBy>.<session>.<run>.<part>`, named after the edge that
-   * started the run, its session, the run and the part (RunEventPart). With every field given it
-   * is the subject a publisher uses; a field left out is a wildcard, so `{ startedBy }` is every
+   * started the run, its session, the run and the part (RunEventPart); with more than one run
+   * event partition `<prefix>.runp.<partition>.<startedBy>.<session>.<run>.<part>`, the partition
+   * being runEventPartition(run). With every field given it is the subject a publisher uses; a
+   * field left out is a wildcard (the partition too when the run is), so `{ startedBy }` is every
    * run that edge started, `{ runId }` one run wherever it started, `{ sessionKey, part: "out" }`
    * the output of every run on a session, `{ part: "life" }` every run's lifecycle.
    */
   runEvents(scope: RunEventScope): string;
-  /** What every run event subject matches (the event log's stream, `<prefix>.run.>`). */
+  /** How many partitions run events are spread over (`nats.runEventPartitions`). */
+  readonly runEventPartitions: number;
+  /** The partition of a run's events: a hash of the run id (hashPartition), 0 with one partition. */
+  runEventPartition(runId: string): number;
+  /** Every run event subject of one partition (what its stream captures): `<prefix>.run.*.*.*.*` with one partition, `<prefix>.runp.<partition>.*.*.*.*` with more. */
+  runEventPartitionSubjects(partition: number): string;
+  /** What every run event subject matches: `<prefix>.run.>`, or `<prefix>.runp.>` with more than one partition. */
   allRunEvents(): string;
   /** Announces that a session's run lock was released, to the runs waiting for it. */
   sessionLockReleased(sessionKey: string): string;
@@ -67,8 +75,33 @@ function runToken(value: string | undefined): string {
   return value === "" ? "_" : encodeSubjectToken(value);
 }
 
-export function createSubjects(prefix = "gw"): Subjects {
+/**
+ * The partition of a key: FNV-1a over its UTF-8 bytes, modulo the partition count. The same on
+ * every process and every release: changing it (or the count) moves what is partitioned.
+ */
+export function hashPartition(key: string, partitions: number): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(key, "utf8")) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % partitions;
+}
+
+export interface SubjectOptions {
+  /** Partitions of the run events (`nats.runEventPartitions`, default 1: the one `<prefix>.run.*.*.*.*` layout). */
+  runEventPartitions?: number;
+}
+
+/** The root of the run event subjects: `<prefix>.run` with one partition, `<prefix>.runp.<partition>` (`*`: any) with more. */
+function runEventRoot(prefix: string, partitions: number, partition: number | "*"): string {
+  return partitions === 1 ? `${prefix}.run` : `${prefix}.runp.${partition}`;
+}
+
+export function createSubjects(prefix = "gw", opts: SubjectOptions = {}): Subjects {
   checkToken("prefix", prefix);
+  const partitions = opts.runEventPartitions ?? 1;
+  if (!Number.isInteger(partitions) || partitions < 1) throw new Error(`invalid run event partition count: ${partitions}`);
   return {
     rpc: (service, method) =>
       `${prefix}.rpc.${checkToken("service", service)}.${checkToken("method", method)}`,
@@ -77,8 +110,14 @@ export function createSubjects(prefix = "gw"): Subjects {
       `${prefix}.edge.${checkToken("edge id", edgeId)}.rpc.${checkToken("method", method)}`,
     broadcast: (topic) => `${prefix}.bcast.${checkToken("topic", topic)}`,
     runEvents: (scope) =>
-      `${prefix}.run.${runToken(scope.startedBy)}.${runToken(scope.sessionKey)}.${runToken(scope.runId)}.${scope.part ?? "*"}`,
-    allRunEvents: () => `${prefix}.run.>`,
+      `${runEventRoot(prefix, partitions, scope.runId === undefined ? "*" : hashPartition(scope.runId, partitions))}.${runToken(scope.startedBy)}.${runToken(scope.sessionKey)}.${runToken(scope.runId)}.${scope.part ?? "*"}`,
+    runEventPartitions: partitions,
+    runEventPartition: (runId) => hashPartition(runId, partitions),
+    runEventPartitionSubjects: (partition) => {
+      if (!Number.isInteger(partition) || partition < 0 || partition >= partitions) throw new Error(`no run event partition ${partition} of ${partitions}`);
+      return `${runEventRoot(prefix, partitions, partition)}.*.*.*.*`;
+    },
+    allRunEvents: () => (partitions === 1 ? `${prefix}.run.>` : `${prefix}.runp.>`),
     sessionLockReleased: (sessionKey) => `${prefix}.runlock.${encodeSubjectToken(sessionKey)}.released`,
   };
 }

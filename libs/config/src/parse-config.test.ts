@@ -67,7 +67,7 @@ describe("defaults", () => {
     });
     expect(config.models.providers).toEqual({});
     expect(config.channels).toEqual({});
-    expect(config.nats).toEqual({ url: "nats://127.0.0.1:4222", subjectPrefix: "gw", replicas: 1 });
+    expect(config.nats).toEqual({ url: "nats://127.0.0.1:4222", subjectPrefix: "gw", replicas: 1, runEventPartitions: 1 });
     expect(config.redis).toEqual({ url: "redis://127.0.0.1:6379", nodes: [], keyPrefix: "gw:" });
     expect(config.ops).toEqual({ shutdownTimeoutMs: 10_000, logLevel: "info", accessLog: true });
   });

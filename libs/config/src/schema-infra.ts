@@ -15,6 +15,10 @@ export const NatsSectionSchema = z
     // Copies JetStream keeps of every stream and KV bucket the gateway creates: 1 on one server,
     // 3 on a 3-node cluster (a majority of 2 survives one node). Applied when a stream is created.
     replicas: z.int().min(1).max(5).default(1),
+    // Streams runs' events are spread over by a hash of the run id, each with its own leader
+    // (docs/scaling.md). 1 keeps the one stream `<prefix>_run_events` on `<prefix>.run.>`; more
+    // use `<prefix>_run_events_<p>` on `<prefix>.runp.<p>.>`. Every process must agree on it.
+    runEventPartitions: z.int().min(1).max(64).default(1),
   })
   .prefault({});
 

@@ -144,7 +144,7 @@ export async function startHost(opts: HostOptions): Promise<ServiceHost & { fast
     metrics,
     bus,
     nc,
-    subjects: createSubjects(config.nats.subjectPrefix),
+    subjects: createSubjects(config.nats.subjectPrefix, { runEventPartitions: config.nats.runEventPartitions }),
     ...(fastStore ? { fastStore } : {}),
     isHealthy,
   };

@@ -21,7 +21,7 @@ export { InProcessRunEventLog } from "./in-process-run-event-log.js";
 export {
   ensureRunEventStream,
   JetStreamRunEventLog,
-  runEventStreamConfig,
+  runEventStreamConfigs,
   runEventStreamNames,
   type RunEventStreamOptions,
 } from "./jetstream-run-event-log.js";

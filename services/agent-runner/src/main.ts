@@ -15,6 +15,7 @@ runMain("agent-runner", async () => {
   // The stream that keeps runs' events exists before the first run publishes one.
   await ensureRunEventStream(host.nc, {
     prefix: config.nats.subjectPrefix,
+    partitions: config.nats.runEventPartitions,
     retention: retentionFor(config.runner),
     replicas: config.nats.replicas,
   });

@@ -26,8 +26,8 @@ runMain("edge", async () => {
   const durable = createJetStreamDurableStore(host.nc, { replicas: host.config.nats.replicas });
   host.shutdown.add("jetstream", () => durable.close());
   // Runs' kept events, for clients that resume a run here (agent.subscribe with afterSeq).
-  const prefix = config.nats.subjectPrefix;
-  await ensureRunEventStream(host.nc, { prefix, retention: retentionFor(config.runner), replicas: config.nats.replicas });
+  const log = { prefix: config.nats.subjectPrefix, partitions: config.nats.runEventPartitions };
+  await ensureRunEventStream(host.nc, { ...log, retention: retentionFor(config.runner), replicas: config.nats.replicas });
   const edge = await startEdge(
     {
       config,
@@ -38,7 +38,7 @@ runMain("edge", async () => {
       runs: {
         queue: JetStreamRunQueue.forConfig(host.nc, config.nats),
         registry: new RunRegistry(host.fastStore, registryOptionsFor(config.runner)),
-        events: new JetStreamRunEventLog(host.nc, { prefix }),
+        events: new JetStreamRunEventLog(host.nc, log),
       },
       logger: host.logger,
       metrics: host.metrics,

@@ -34,7 +34,7 @@ export async function startEmbedded(deps: {
   // Every in-process service records its spans under its own service name, through one exporter.
   const stopTracing = await startTracing({ config, logger, metrics: deps.metrics, version: GATEWAY_VERSION });
   const bus = new InProcessBus(busErrorSink(logger, deps.metrics), busObserver(deps.metrics, logger));
-  const subjects = createSubjects(config.nats.subjectPrefix);
+  const subjects = createSubjects(config.nats.subjectPrefix, { runEventPartitions: config.nats.runEventPartitions });
   const fastStore = createMemoryFastStore();
   const runQueue = new InProcessRunQueue();
   const runRegistry = new RunRegistry(fastStore, registryOptionsFor(config.runner));
