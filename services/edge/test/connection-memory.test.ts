@@ -2,7 +2,7 @@ import { IncomingMessage } from "node:http";
 import { queryObjects } from "node:v8";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { EdgeSocket } from "../src/ws/connection.js";
+import { EdgeSocket } from "../src/ws/edge-socket.js";
 import { FUZZ_TOKEN, type FuzzEdge, startFuzzEdge } from "./fuzz-edge.js";
 
 const SOCKETS = 40;

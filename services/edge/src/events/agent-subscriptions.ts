@@ -14,7 +14,7 @@ import {
 import { type Logger, sleep } from "@gw/runtime";
 import { isTerminalEvent, type RunEventLog, type RunRegistry, TERMINAL_SEQ } from "@gw/runs";
 import type { CallContext } from "../call-context.js";
-import { encodedEventFrame } from "../ws/encoded-frames.js";
+import { encodedEventFrame } from "../encoded-frames.js";
 import type { EventHub } from "./event-hub.js";
 import { publicRunEvent } from "./public-run-events.js";
 import { type GatedEvent, ResumeGate } from "./resume-gate.js";

@@ -2,7 +2,7 @@ import type { Bus, Subjects, Unsubscribe } from "@gw/bus";
 import { type ClientEvent, decodeClientEvent, receivedJson, type Role } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import { type EventFamily, eventFamily } from "../auth/permissions.js";
-import { encodedEventFrame } from "../ws/encoded-frames.js";
+import { encodedEventFrame } from "../encoded-frames.js";
 
 /** What the hub needs of a WebSocket connection. */
 export interface EventTarget {

@@ -1,6 +1,6 @@
 import { type AgentEventPayload, AgentEventPayloadSchema, type ClientEvent, decodeJson, encodeJson, receivedJson } from "@gw/contracts";
 import { genericMessage, isErrorCode, isServerFailure } from "../error-detail.js";
-import { encodedEventFrame } from "../ws/encoded-frames.js";
+import { encodedEventFrame } from "../encoded-frames.js";
 
 /** In every lifecycle `error` event's bytes (its phase and its `error` key): the cheap test before a parse. */
 const ERROR_WORD = Buffer.from('"error"', "utf8");

@@ -11,7 +11,7 @@ import {
 } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import { finalRecordOf } from "@gw/runs";
-import { encodedEventFrame } from "../ws/encoded-frames.js";
+import { encodedEventFrame } from "../encoded-frames.js";
 import type { EventHub, EventTarget } from "./event-hub.js";
 import { publicLifecycleFrame, publicRunEvent } from "./public-run-events.js";
 import { plannedSubjects } from "./run-interest.js";

@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TrustedProxies } from "../auth/client-address.js";
 import { FailedAuthLimiter } from "../auth/failed-auth-limiter.js";
-import { registerChannelIngress } from "./channel-ingress.js";
+import { channelIngressSurface } from "./channel-ingress.js";
 import { sendHttpError } from "./errors.js";
 
 const subjects = createSubjects("t");
@@ -28,7 +28,7 @@ beforeEach(async () => {
   app = Fastify();
   app.setErrorHandler((err, _request, reply) => sendHttpError(reply, err, logger));
   const limiter = new FailedAuthLimiter(createMemoryFastStore().counters, { max: 3, windowMs: 60_000 });
-  registerChannelIngress(app, {
+  void app.register(channelIngressSurface, {
     bus,
     subjects,
     requestTimeoutMs: 1_000,
@@ -97,7 +97,7 @@ describe("channel ingress", () => {
     const alone = Fastify();
     alone.setErrorHandler((err, _request, reply) => sendHttpError(reply, err, logger));
     const empty = new InProcessBus();
-    registerChannelIngress(alone, {
+    void alone.register(channelIngressSurface, {
       bus: empty,
       subjects,
       requestTimeoutMs: 1_000,

@@ -58,40 +58,38 @@ function queryOf(url: string): Record<string, string> {
  * 403 from delivery counts as a failed authentication of the client's IP, and a blocked IP is
  * refused before anything is forwarded.
  */
-export function registerChannelIngress(app: FastifyInstance, deps: ChannelIngressDeps): void {
-  void app.register(async (scope) => {
-    // The body stays bytes: signatures are computed over exactly what the platform sent.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: deps.maxBodyBytes }, (_request, body, done) => done(null, body));
+export async function channelIngressSurface(scope: FastifyInstance, deps: ChannelIngressDeps): Promise<void> {
+  // The body stays bytes: signatures are computed over exactly what the platform sent.
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: deps.maxBodyBytes }, (_request, body, done) => done(null, body));
 
-    const forward = async (request: FastifyRequest, reply: FastifyReply, route: { channelId: string; accountId: string; path: string }) => {
-      const clientIp = deps.trustedProxies.clientIp(request.socket.remoteAddress, request.headers);
-      deps.limiter.assertAllowed(clientIp);
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const answer = await callRpc(
-        deps.bus,
-        deps.subjects,
-        RPC.inboundHandle,
-        { ...route, method: request.method, query: queryOf(request.url), headers: headersOf(request), body },
-        { timeoutMs: deps.timeoutMs },
-      );
-      if (answer.status === 401 || answer.status === 403) await deps.limiter.recordFailure(clientIp);
-      const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => REPLY_HEADERS.has(name.toLowerCase())));
-      return reply.status(answer.status).headers(headers).send(Buffer.from(answer.body));
-    };
-
-    scope.route<{ Params: { channelId: string; "*": string } }>({
-      method: [...METHODS],
-      url: "/api/channels/:channelId/*",
-      bodyLimit: deps.maxBodyBytes,
-      handler: async (request, reply) => {
-        const { channelId } = request.params;
-        if (!CHANNEL_ID.test(channelId)) throw new GatewayError("NOT_FOUND", "no such channel route");
-        return forward(request, reply, { channelId, ...target(request.params["*"]) });
-      },
-    });
-    scope.post("/api/chatapp/events", { bodyLimit: deps.maxBodyBytes }, (request, reply) =>
-      forward(request, reply, { channelId: "", accountId: "", path: "/" }),
+  const forward = async (request: FastifyRequest, reply: FastifyReply, route: { channelId: string; accountId: string; path: string }) => {
+    const clientIp = deps.trustedProxies.clientIp(request.socket.remoteAddress, request.headers);
+    deps.limiter.assertAllowed(clientIp);
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const answer = await callRpc(
+      deps.bus,
+      deps.subjects,
+      RPC.inboundHandle,
+      { ...route, method: request.method, query: queryOf(request.url), headers: headersOf(request), body },
+      { timeoutMs: deps.timeoutMs },
     );
+    if (answer.status === 401 || answer.status === 403) await deps.limiter.recordFailure(clientIp);
+    const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => REPLY_HEADERS.has(name.toLowerCase())));
+    return reply.status(answer.status).headers(headers).send(Buffer.from(answer.body));
+  };
+
+  scope.route<{ Params: { channelId: string; "*": string } }>({
+    method: [...METHODS],
+    url: "/api/channels/:channelId/*",
+    bodyLimit: deps.maxBodyBytes,
+    handler: async (request, reply) => {
+      const { channelId } = request.params;
+      if (!CHANNEL_ID.test(channelId)) throw new GatewayError("NOT_FOUND", "no such channel route");
+      return forward(request, reply, { channelId, ...target(request.params["*"]) });
+    },
   });
+  scope.post("/api/chatapp/events", { bodyLimit: deps.maxBodyBytes }, (request, reply) =>
+    forward(request, reply, { channelId: "", accountId: "", path: "/" }),
+  );
 }

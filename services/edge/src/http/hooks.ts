@@ -16,7 +16,7 @@ import { secretEquals } from "../auth/authenticate.js";
 import type { TrustedProxies } from "../auth/client-address.js";
 import type { FailedAuthLimiter } from "../auth/failed-auth-limiter.js";
 import type { BusDeps } from "../bus-deps.js";
-import { bearerCredential } from "./bearer.js";
+import { bearerCredential } from "../auth/bearer-auth.js";
 
 export interface HooksHttpDeps extends BusDeps {
   hooks: GatewayConfig["hooks"];
@@ -98,23 +98,9 @@ function answer(reply: FastifyReply, accepted: HookAccepted): FastifyReply {
     .send({ ok: true, runId: accepted.runId, sessionKey: accepted.sessionKey, wakeMode: accepted.wakeMode, ...duplicate });
 }
 
-/**
- * SPEC §4.2 hook endpoints under `hooks.path`, as one encapsulated plugin with its own
- * credential, body limit and body parser: `POST <path>/wake`, `POST <path>/agent` and
- * `POST <path>/<mapping>`. Only the hook token opens them (SPEC §5), in a header, compared in
- * constant time within the client IP's failed-auth budget like every other surface. The
- * body is read only after that: declared oversize is 413 at once, and a body that turns out
- * larger is cut off at the limit (413) before it is parsed. The hooks service does the rest.
- */
-export function registerHooks(app: FastifyInstance, deps: HooksHttpDeps): void {
-  const { hooks } = deps;
-  const token = hooks.token;
-  if (!hooks.enabled || token === undefined) return;
-  const mappingPaths = new Set(hooks.mappings.map((mapping) => mapping.path));
-  const bodyLimit = hooks.maxBodyBytes;
-  const call = { timeoutMs: deps.requestTimeoutMs };
-
-  const authenticate = async (request: FastifyRequest) => {
+/** The hook token, checked within the client IP's failed-auth budget and never taken from the URL. */
+function hookAuthentication(deps: HooksHttpDeps, token: string) {
+  return async (request: FastifyRequest) => {
     const clientIp = deps.trustedProxies.clientIp(request.socket.remoteAddress, request.headers);
     deps.limiter.assertAllowed(clientIp);
     const query = queryOf(request);
@@ -126,80 +112,100 @@ export function registerHooks(app: FastifyInstance, deps: HooksHttpDeps): void {
     if (!right) throw new GatewayError("UNAUTHORIZED", "authentication failed: missing or wrong hook token");
     if (urlCarriesToken(query, token)) throw inUrl();
   };
+}
 
-  const admit = async (request: FastifyRequest) => {
+/** After the token: a declared oversize body is 413 and an unknown mapping 404, before any body is read. */
+function hookAdmission(hooks: HooksHttpDeps["hooks"]) {
+  const mappingPaths = new Set(hooks.mappings.map((mapping) => mapping.path));
+  return async (request: FastifyRequest) => {
     const declared = Number(request.headers["content-length"] ?? 0);
-    if (declared > bodyLimit) throw new GatewayError("PAYLOAD_TOO_LARGE", `hook request body is larger than ${bodyLimit} bytes`);
+    if (declared > hooks.maxBodyBytes) throw new GatewayError("PAYLOAD_TOO_LARGE", `hook request body is larger than ${hooks.maxBodyBytes} bytes`);
     const mapping = (request.params as { "*"?: string })["*"];
     if (mapping !== undefined && !mappingPaths.has(mapping)) {
       throw new GatewayError("NOT_FOUND", `no hook at ${hooks.path}/${mapping}`);
     }
   };
+}
 
-  void app.register(
-    async (scope) => {
-      // Senders label JSON bodies in many ways (application/json, text/plain, vendor types, no
-      // Content-Type at all): every body is read as text and must be JSON, within the hook
-      // limit and the nesting depth every JSON body is held to.
-      scope.removeAllContentTypeParsers();
-      const parseJson = scope.getDefaultJsonParser("error", "error");
-      scope.addContentTypeParser("*", { parseAs: "string", bodyLimit }, (request, body, done) => {
-        const text = body as string;
-        // No body at all: the built-in endpoints then say what is missing; a mapping gets {}.
-        if (text.trim() === "") {
-          done(null, undefined);
-          return;
-        }
-        if (exceedsJsonDepth(text)) {
-          done(new GatewayError("INVALID_REQUEST", `request body ${jsonDepthMessage()}`), undefined);
-          return;
-        }
-        // fastify's default parser answers through its callback and returns nothing; its type allows a promise.
-        // eslint-disable-next-line @typescript-eslint/no-floating-promises
-        parseJson(request, text, (err, value) => {
-          if (err) done(new GatewayError("INVALID_REQUEST", `request body is not valid JSON: ${err.message}`), undefined);
-          else done(null, value);
-        });
-      });
-      scope.addHook("onRequest", authenticate);
-      scope.addHook("onRequest", admit);
+/**
+ * Senders label JSON bodies in many ways (application/json, text/plain, vendor types, no
+ * Content-Type at all): every body is read as text and must be JSON, within the hook limit and
+ * the nesting depth every JSON body is held to.
+ */
+function parseEveryBodyAsJson(scope: FastifyInstance, bodyLimit: number): void {
+  scope.removeAllContentTypeParsers();
+  const parseJson = scope.getDefaultJsonParser("error", "error");
+  scope.addContentTypeParser("*", { parseAs: "string", bodyLimit }, (request, body, done) => {
+    const text = body as string;
+    // No body at all: the built-in endpoints then say what is missing; a mapping gets {}.
+    if (text.trim() === "") {
+      done(null, undefined);
+      return;
+    }
+    if (exceedsJsonDepth(text)) {
+      done(new GatewayError("INVALID_REQUEST", `request body ${jsonDepthMessage()}`), undefined);
+      return;
+    }
+    // fastify's default parser answers through its callback and returns nothing; its type allows a promise.
+    // eslint-disable-next-line @typescript-eslint/no-floating-promises
+    parseJson(request, text, (err, value) => {
+      if (err) done(new GatewayError("INVALID_REQUEST", `request body is not valid JSON: ${err.message}`), undefined);
+      else done(null, value);
+    });
+  });
+}
 
-      scope.post("/wake", { bodyLimit }, async (request, reply) => {
-        const body = parseBody(HookWakeBodySchema, request.body);
-        const accepted = await callRpc(deps.bus, deps.subjects, RPC.hooksWake, { ...body, idempotencyKey: idempotencyKeyOf(request) }, call);
-        return answer(reply, accepted);
-      });
+/**
+ * SPEC §4.2 hook endpoints, an encapsulated plugin (under `hooks.path`) with its own
+ * credential, body limit and body parser: `POST <path>/wake`, `POST <path>/agent` and
+ * `POST <path>/<mapping>`. Only the hook token opens them (SPEC §5), in a header, compared in
+ * constant time within the client IP's failed-auth budget like every other surface. The
+ * body is read only after that: declared oversize is 413 at once, and a body that turns out
+ * larger is cut off at the limit (413) before it is parsed. The hooks service does the rest.
+ */
+export async function hooksSurface(scope: FastifyInstance, deps: HooksHttpDeps): Promise<void> {
+  const { hooks } = deps;
+  const token = hooks.token;
+  if (!hooks.enabled || token === undefined) return;
+  const bodyLimit = hooks.maxBodyBytes;
+  const call = { timeoutMs: deps.requestTimeoutMs };
+  parseEveryBodyAsJson(scope, bodyLimit);
+  scope.addHook("onRequest", hookAuthentication(deps, token));
+  scope.addHook("onRequest", hookAdmission(hooks));
 
-      scope.post("/agent", { bodyLimit }, async (request, reply) => {
-        const body = parseBody(HookAgentBodySchema, request.body);
-        const req = {
-          message: body.message,
-          agentId: body.agentId ?? "",
-          sessionKey: body.sessionKey ?? "",
-          name: body.name ?? "",
-          deliver: body.deliver,
-          channel: body.channel ?? "",
-          to: body.to ?? "",
-          model: body.model ?? "",
-          thinking: body.thinking ?? "",
-          wakeMode: body.wakeMode,
-          timeoutSeconds: body.timeoutSeconds ?? 0,
-          idempotencyKey: idempotencyKeyOf(request),
-        };
-        return answer(reply, await callRpc(deps.bus, deps.subjects, RPC.hooksAgent, req, call));
-      });
+  scope.post("/wake", { bodyLimit }, async (request, reply) => {
+    const body = parseBody(HookWakeBodySchema, request.body);
+    const accepted = await callRpc(deps.bus, deps.subjects, RPC.hooksWake, { ...body, idempotencyKey: idempotencyKeyOf(request) }, call);
+    return answer(reply, accepted);
+  });
 
-      scope.post("/*", { bodyLimit }, async (request, reply) => {
-        const req = {
-          path: (request.params as { "*": string })["*"],
-          payloadJson: Buffer.from(JSON.stringify(request.body ?? {}), "utf8"),
-          headers: forwardedHeaders(request),
-          query: Object.fromEntries(queryOf(request)),
-          idempotencyKey: idempotencyKeyOf(request),
-        };
-        return answer(reply, await callRpc(deps.bus, deps.subjects, RPC.hooksMapping, req, call));
-      });
-    },
-    { prefix: hooks.path },
-  );
+  scope.post("/agent", { bodyLimit }, async (request, reply) => {
+    const body = parseBody(HookAgentBodySchema, request.body);
+    const req = {
+      message: body.message,
+      agentId: body.agentId ?? "",
+      sessionKey: body.sessionKey ?? "",
+      name: body.name ?? "",
+      deliver: body.deliver,
+      channel: body.channel ?? "",
+      to: body.to ?? "",
+      model: body.model ?? "",
+      thinking: body.thinking ?? "",
+      wakeMode: body.wakeMode,
+      timeoutSeconds: body.timeoutSeconds ?? 0,
+      idempotencyKey: idempotencyKeyOf(request),
+    };
+    return answer(reply, await callRpc(deps.bus, deps.subjects, RPC.hooksAgent, req, call));
+  });
+
+  scope.post("/*", { bodyLimit }, async (request, reply) => {
+    const req = {
+      path: (request.params as { "*": string })["*"],
+      payloadJson: Buffer.from(JSON.stringify(request.body ?? {}), "utf8"),
+      headers: forwardedHeaders(request),
+      query: Object.fromEntries(queryOf(request)),
+      idempotencyKey: idempotencyKeyOf(request),
+    };
+    return answer(reply, await callRpc(deps.bus, deps.subjects, RPC.hooksMapping, req, call));
+  });
 }

@@ -2,7 +2,8 @@ import { callRpc } from "@gw/bus";
 import { decodeJson, describeIssues, GatewayError, RPC, ToolResultSchema } from "@gw/contracts";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { bearerAuth, type HttpDeps } from "./routes.js";
+import { bearerAuth } from "../auth/bearer-auth.js";
+import type { HttpDeps } from "./routes.js";
 
 export const ToolsInvokeBodySchema = z.object({
   tool: z.string({ error: "tool is required" }).min(1, "tool must not be empty").max(128),
@@ -10,7 +11,7 @@ export const ToolsInvokeBodySchema = z.object({
 });
 
 /** SPEC §4.2 `POST /api/tools/invoke`: runs one tool on a runner and returns its result. */
-export function registerToolsInvoke(app: FastifyInstance, deps: HttpDeps): void {
+export async function toolsInvokeSurface(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   app.post("/api/tools/invoke", { onRequest: bearerAuth(deps) }, async (request) => {
     const parsed = ToolsInvokeBodySchema.safeParse(request.body ?? {});
     if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "body"));

@@ -12,7 +12,13 @@ import {
   sessionSummaryView,
 } from "@gw/contracts";
 import type { BusDeps } from "../bus-deps.js";
+import type { z } from "zod";
 import { defineMethod } from "./registry.js";
+
+/** SPEC §4.1 `sessions.patch` params -> the bus request (proto3: an unset field is ""). */
+function patchRequest(p: z.output<typeof SessionsPatchParamsSchema>) {
+  return { key: p.key, agentId: p.agentId ?? "", model: p.model ?? "", thinking: p.thinking ?? "" };
+}
 
 /**
  * Who may call which is the permission table's (auth/permissions.ts): reading and watching a
@@ -48,12 +54,7 @@ export function sessionMethods(deps: BusDeps) {
       handler: async (p, ctx) => {
         // Watch first, so the caller also receives the session.updated this patch emits.
         ctx.watchSession(p.key);
-        const res = await call(RPC.sessionsPatch, {
-          key: p.key,
-          agentId: p.agentId ?? "",
-          model: p.model ?? "",
-          thinking: p.thinking ?? "",
-        });
+        const res = await call(RPC.sessionsPatch, patchRequest(p));
         const changes = decodeJson(res.changesJson, SessionChangesSchema, "session changes on the bus");
         return { updated: res.updated, changes };
       },

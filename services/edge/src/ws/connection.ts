@@ -1,45 +1,23 @@
 import { randomUUID } from "node:crypto";
 import { beginSpan, runInTrace, startSpan } from "@gw/bus";
-import {
-  type ConnectParams,
-  ConnectParamsSchema,
-  describeIssues,
-  type FrameId,
-  GatewayError,
-  isEncodedJson,
-  type Role,
-} from "@gw/contracts";
+import { type FrameId, GatewayError, isEncodedJson, type Role } from "@gw/contracts";
 import type { Logger, Metrics, Tally } from "@gw/runtime";
-import type { AuthGate, Principal } from "../auth/auth-gate.js";
-import type { HeaderBag } from "../auth/client-address.js";
-import type { IdentityRoles } from "../auth/identity-roles.js";
-import { type Access, type EventFamily, eventFamily, mayReceive, methodsFor, seesErrorDetail } from "../auth/permissions.js";
-import { assertInHome, sessionHome } from "../auth/session-scope.js";
-import type { DeviceLinks } from "../devices/device-links.js";
-import type { DeviceRegistry } from "../devices/device-registry.js";
+import { type EventFamily, mayReceive, seesErrorDetail } from "../auth/permissions.js";
 import type { EventHub, EventTarget } from "../events/event-hub.js";
-import type { CallContext } from "../call-context.js";
-import { type MethodRegistry, type MethodResult, PayloadWithMeta } from "../methods/registry.js";
+import { type MethodResult, PayloadWithMeta } from "../methods/registry.js";
 import type { Drain, ShutdownNotice } from "../drain.js";
+import { ConnectHandshake, type HandshakeDeps, type UpgradeInfo, welcome } from "./connect-handshake.js";
+import { ConnectionContext } from "./connection-context.js";
 import { type EdgeSocket, onSocketClose, onSocketError, onSocketMessage } from "./edge-socket.js";
-import { encodedSuccessFrame } from "./encoded-frames.js";
+import { encodedSuccessFrame } from "../encoded-frames.js";
 import { errorFrame, parseRequestFrame, successFrame } from "./frames.js";
 import { isSlowConsumer, tooManyInFlight, type WsLimits } from "./limits.js";
 
-export interface ConnectionDeps {
-  registry: MethodRegistry;
-  authGate: AuthGate;
-  /** The roles a proxy's or overlay network's user may take. */
-  identityRoles: IdentityRoles;
-  logger: Logger;
+export interface ConnectionDeps extends HandshakeDeps {
   metrics: Metrics;
   events: EventHub;
-  /** Device sockets are registered here, so a rotated or revoked token closes them. */
-  devices: { links: DeviceLinks; registry: Pick<DeviceRegistry, "verify"> };
   preConnectTimeoutMs: number;
   limits: WsLimits;
-  /** Extra fields for the `connect` response (server identity, limits). */
-  hello: Record<string, unknown>;
   /** Called once when the socket has closed. */
   onClose(conn: Connection): void;
   /** Counts event frames written to sockets. */
@@ -50,76 +28,15 @@ export interface ConnectionDeps {
   drain: Drain;
 }
 
-export interface UpgradeInfo {
-  peerIp: string;
-  clientIp: string;
-  /** The host the upgrade was sent to (absolute-form target, else Host), parsed. */
-  host: string | undefined;
-  headers: HeaderBag;
-}
-
 /**
- * Before `connect` succeeds, where the handshake is; after, what every method call of this
- * connection gets, made once at connect.
+ * One WebSocket client: `connect` first, then registry-dispatched requests, plus events. Before
+ * `connect` succeeds its state is the handshake (ws/connect-handshake.ts); after, the context
+ * every method call of this connection gets, made once at connect.
  */
-type State = "new" | "connecting" | ConnectionContext;
-
-/** A connection's identity for method calls; its methods live on the prototype, not per socket. */
-class ConnectionContext implements CallContext {
-  /** The session-key root a webchat connection is confined to (auth/session-scope.ts). */
-  readonly home: string | undefined;
-
-  constructor(
-    private readonly conn: Connection,
-    readonly role: Role,
-    readonly access: Access,
-    readonly principal: Principal,
-  ) {
-    this.home = sessionHome(access, principal.user);
-  }
-
-  get connId(): string {
-    return this.conn.id;
-  }
-
-  assertSession(key: string): void {
-    assertInHome(this.home, key);
-  }
-
-  watchSession(key: string): void {
-    this.conn.deps.events.watchSession(this.conn.id, key);
-  }
-
-  unwatchSession(key: string): void {
-    this.conn.deps.events.unwatchSession(this.conn.id, key);
-  }
-
-  sendEvent(event: string, payload: object): void {
-    if (mayReceive(this.access, eventFamily(event))) this.conn.send({ event, payload });
-  }
-
-  onClose(cleanup: () => void): void {
-    this.conn.onClose(cleanup);
-  }
-
-  setDeadline(ms: number, onEnd: () => void): void {
-    this.conn.setDeadline(ms, onEnd);
-  }
-
-  close(code: number, reason: string): void {
-    this.conn.close(code, reason);
-  }
-}
-
-/** One WebSocket client: `connect` first, then registry-dispatched requests, plus events. */
-export { EdgeSocket } from "./edge-socket.js";
-
 export class Connection implements EventTarget {
   readonly id = randomUUID();
-  private state: State = "new";
+  private state: ConnectHandshake | ConnectionContext;
   readonly clientIp: string;
-  /** What `connect` needs of the upgrade request; dropped once it succeeds. */
-  private upgrade: UpgradeInfo | undefined;
   /** Before `connect`: the pre-connect timeout; after, a deadline a method set (a pairing request's). */
   private deadline: NodeJS.Timeout | undefined;
   private childLogger: Logger | undefined;
@@ -127,7 +44,7 @@ export class Connection implements EventTarget {
   private inFlight = 0;
   /** What methods asked to run when the socket closes (rare: made on first use). */
   private cleanups: Array<() => void> | undefined;
-  private isClosed = false;
+  private socketClosed = false;
 
   constructor(
     private readonly socket: EdgeSocket,
@@ -135,9 +52,9 @@ export class Connection implements EventTarget {
     readonly deps: ConnectionDeps,
   ) {
     this.clientIp = upgrade.clientIp;
-    this.upgrade = upgrade;
+    this.state = new ConnectHandshake(upgrade);
     this.deadline = setTimeout(() => {
-      if (typeof this.state === "string") socket.close(4008, "connect timeout");
+      if (this.context === undefined) socket.close(4008, "connect timeout");
     }, deps.preConnectTimeoutMs);
     this.deadline.unref();
     socket.connection = this;
@@ -148,12 +65,12 @@ export class Connection implements EventTarget {
 
   /** The socket has closed: forget the connection everywhere (called once, by the socket). */
   closed(): void {
-    this.isClosed = true;
+    this.socketClosed = true;
     clearTimeout(this.deadline);
     this.deps.events.remove(this.id);
-    const state = this.state;
-    if (typeof state !== "string" && state.principal.device !== undefined) {
-      this.deps.devices.links.detach(this.id, state.principal.device.deviceId);
+    const device = this.context?.principal.device;
+    if (device !== undefined) {
+      this.deps.devices.links.detach(this.id, device.deviceId);
     }
     for (const cleanup of this.cleanups?.splice(0) ?? []) {
       try {
@@ -163,6 +80,10 @@ export class Connection implements EventTarget {
       }
     }
     this.deps.onClose(this);
+  }
+
+  get isClosed(): boolean {
+    return this.socketClosed;
   }
 
   onClose(cleanup: () => void): void {
@@ -190,17 +111,24 @@ export class Connection implements EventTarget {
     return this.childLogger;
   }
 
+  /** What method calls get, once `connect` has succeeded. */
+  private get context(): ConnectionContext | undefined {
+    return this.state instanceof ConnectionContext ? this.state : undefined;
+  }
+
   get role(): Role | undefined {
-    return typeof this.state === "string" ? undefined : this.state.role;
+    return this.context?.role;
   }
 
   /** Whether this connection may receive events of `family` (auth/permissions.ts). */
   accepts(family: EventFamily): boolean {
-    return typeof this.state !== "string" && mayReceive(this.state.access, family);
+    const context = this.context;
+    return context !== undefined && mayReceive(context.access, family);
   }
 
   seesErrorDetail(): boolean {
-    return typeof this.state !== "string" && seesErrorDetail(this.state.access);
+    const context = this.context;
+    return context !== undefined && seesErrorDetail(context.access);
   }
 
   send(frame: object): void {
@@ -302,38 +230,22 @@ export class Connection implements EventTarget {
   }
 
   private async call(method: string, params: unknown): Promise<MethodResult> {
-    const state = this.state;
-    if (typeof state === "string") throw new GatewayError("NOT_CONNECTED", `send connect before ${method}`);
-    return this.deps.registry.dispatch(method, params, state);
+    const context = this.context;
+    if (context === undefined) throw new GatewayError("NOT_CONNECTED", `send connect before ${method}`);
+    return this.deps.registry.dispatch(method, params, context);
   }
 
   private async connect(rawParams: unknown): Promise<Record<string, unknown>> {
-    const upgrade = this.upgrade;
-    if (this.state !== "new" || upgrade === undefined) {
-      throw new GatewayError(
-        "INVALID_REQUEST",
-        this.state === "connecting" ? "connect already in progress" : "already connected",
-      );
-    }
-    const parsed = ConnectParamsSchema.safeParse(rawParams ?? {});
-    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "params"));
-    const params = parsed.data;
-    this.state = "connecting";
-    let context: ConnectionContext;
-    try {
-      context = await this.authenticate(params, upgrade);
-      this.state = context;
-    } catch (err) {
-      this.state = "new";
-      throw err;
-    }
+    const handshake = this.state;
+    if (!(handshake instanceof ConnectHandshake)) throw new GatewayError("INVALID_REQUEST", "already connected");
+    const { context, params } = await handshake.admit(this, rawParams);
+    // The handshake goes, and with it the upgrade's headers (a trusted proxy's user header):
+    // an authenticated connection keeps only what its method calls need.
+    this.state = context;
     // The socket closed while the credential was checked: closed() has run, so registering the
     // connection now would leave it in the event hub for good.
     if (this.isClosed) throw new GatewayError("UNAVAILABLE", "the socket closed during connect");
-    // Only `connect` reads the upgrade's headers (a trusted proxy's user header): an
-    // authenticated connection lets them go. A pairing connection keeps a deadline: it must
-    // ask to be paired within the pre-connect time.
-    this.upgrade = undefined;
+    // A pairing connection keeps a deadline: it must ask to be paired within the pre-connect time.
     if (context.access === "pairing") {
       this.setDeadline(this.deps.preConnectTimeoutMs, () => this.close(4008, "no pairing request"));
     } else {
@@ -341,52 +253,6 @@ export class Connection implements EventTarget {
       this.deadline = undefined;
     }
     this.deps.events.add(this);
-    const { principal } = context;
-    this.deps.logger.info(
-      {
-        connId: this.id,
-        clientIp: this.clientIp,
-        role: params.role,
-        auth: principal.method,
-        ...(principal.device ? { deviceId: principal.device.deviceId } : {}),
-        client: params.client,
-      },
-      "connected",
-    );
-    return {
-      connId: this.id,
-      role: params.role,
-      auth: { method: principal.method, ...(principal.device ? { deviceId: principal.device.deviceId } : {}) },
-      ...(context.home === undefined ? {} : { session: { key: context.home } }),
-      methods: ["connect", ...methodsFor(context.access, this.deps.registry.names())],
-      ...this.deps.hello,
-    };
-  }
-
-  /** The chain (or a pairing admission), then, for a device, the registration that keeps its token honest. */
-  private async authenticate(params: ConnectParams, upgrade: UpgradeInfo): Promise<ConnectionContext> {
-    if (params.pairing === true) {
-      return new ConnectionContext(this, params.role, "pairing", this.deps.authGate.admitPairing(this.clientIp));
-    }
-    const credential = params.auth?.token ?? params.auth?.password;
-    const principal = await this.deps.authGate.authorize(
-      { peerIp: upgrade.peerIp, host: upgrade.host, headers: upgrade.headers, credential, role: params.role },
-      this.clientIp,
-    );
-    // After the chain: a refused role is no failed credential, so the limiter never sees it.
-    this.deps.identityRoles.assertMayConnect(principal, params.role);
-    const device = principal.device;
-    if (device !== undefined && credential !== undefined) {
-      const { links, registry } = this.deps.devices;
-      // Registered first, so any later rotation reaches this socket; a change this edge heard
-      // while the token was read is settled by reading the record again.
-      if (!links.attach(this, device.deviceId, device.tokenId) && (await registry.verify(credential)) === null) {
-        links.detach(this.id, device.deviceId);
-        throw new GatewayError("UNAUTHORIZED", "authentication failed: the device token was rotated or revoked");
-      }
-      // Closed while the store was read: closed() found no device to detach, so do it here.
-      if (this.isClosed) links.detach(this.id, device.deviceId);
-    }
-    return new ConnectionContext(this, params.role, params.role, principal);
+    return welcome(this, params, context);
   }
 }

@@ -1,7 +1,7 @@
 import { GatewayError } from "@gw/contracts";
 import type { FastifyInstance } from "fastify";
 import { REQUEST_ID_HEADER, sendHttpError } from "../errors.js";
-import { bearerAuth } from "../routes.js";
+import { bearerAuth } from "../../auth/bearer-auth.js";
 import { registerChatCompletions } from "./chat-completions.js";
 import type { OpenAiDeps } from "./deps.js";
 import { registerModels } from "./models.js";

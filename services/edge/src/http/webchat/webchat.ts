@@ -42,7 +42,7 @@ function serve(request: FastifyRequest, reply: FastifyReply, asset: WebchatAsset
  * untouched. The files are built into the edge (scripts/gen-webchat.mjs), so every edge of a
  * deployment serves the same page with no files on disk.
  */
-export function registerWebchat(app: FastifyInstance): void {
+export async function webchatSurface(app: FastifyInstance): Promise<void> {
   app.get("/", (_request, reply) => reply.redirect("chat", 302));
   app.get("/chat", (request, reply) => serve(request, reply, WEBCHAT_ASSETS["index.html"]!));
   app.get("/chat/", (_request, reply) => reply.redirect("../chat", 301));

@@ -4,7 +4,7 @@ import { type EncodedJson, type FrameId, spliceJson } from "@gw/contracts";
  * Frames around a payload that is EncodedJson already (a preview answer, an event's payload):
  * the payload's bytes go in as they came, so a frame costs one buffer and no JSON work, and
  * every socket an event reaches sends that one buffer. The object frames (answers built here,
- * errors) are in frames.ts.
+ * errors) are in ws/frames.ts. Both the sockets and the event fan-out write these frames.
  */
 
 const CLOSE = Buffer.from("}");
