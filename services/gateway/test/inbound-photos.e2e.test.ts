@@ -5,6 +5,7 @@ import {
   DEFAULT_DISCORD_USERS,
   DEFAULT_MEDIA_FILES,
   DEFAULT_SIGNAL_ACCOUNTS,
+  DEFAULT_SLACK_BOTS,
   DEFAULT_TELEGRAM_BOTS,
   DEFAULT_WHATSAPP_NUMBERS,
   DEFAULT_TELEGRAM_CHATS,
@@ -14,6 +15,7 @@ import {
   type FakeMediaServer,
   type FakeModelServer,
   type FakeSignal,
+  type FakeSlack,
   type FakeTelegram,
   type FakeWhatsApp,
   startFakeBlueBubbles,
@@ -22,6 +24,9 @@ import {
   startFakeMediaServer,
   startFakeModelServer,
   startFakeSignal,
+  startFakeSlack,
+  signedSlackRequest,
+  slackMessageEvent,
   startFakeTelegram,
   startFakeWhatsApp,
   signedWhatsAppRequest,
@@ -44,6 +49,9 @@ const IMESSAGE_CHAT = "iMessage;-;+15559870042";
 const [waNumber] = DEFAULT_WHATSAPP_NUMBERS;
 const WA_SECRET = "wa-app-secret-photos";
 const WA_PERSON = "15557650042";
+const [slackBot] = DEFAULT_SLACK_BOTS;
+const SLACK_SECRET = "slack-signing-secret-photos";
+const SLACK_DM = "D0DMPHOTO1";
 const ECHO_CHAT = 4242;
 const VISION_CHAT = 4343;
 const MAX_MEDIA = 4_096;
@@ -71,6 +79,7 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
   let signal: FakeSignal;
   let bluebubbles: FakeBlueBubbles;
   let whatsapp: FakeWhatsApp;
+  let slack: FakeSlack;
   let gw: GatewayUnderTest;
   let client: WsClient;
 
@@ -90,11 +99,13 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
     signal = await startFakeSignal({ mode: "normal" });
     bluebubbles = await startFakeBlueBubbles();
     whatsapp = await startFakeWhatsApp();
+    slack = await startFakeSlack();
     const channels = {
       tg: { kind: "telegram", botToken: bot!.token, apiBaseUrl: tg.baseUrl, inbound: "polling", dmPolicy: "allowlist", allowFrom: [String(ECHO_CHAT), String(VISION_CHAT)] },
       dc: { kind: "discord", botToken: dcBot!.token, apiBaseUrl: rest.baseUrl, gatewayUrl: discord.url, dmPolicy: "open" },
       sig: { kind: "signal", bridgeUrl: signal.baseUrl, number: signalNumber, dmPolicy: "open" },
       imsg: { kind: "imessage", bridgeUrl: bluebubbles.baseUrl, password: bbServer!.password, dmPolicy: "open" },
+      slack: { kind: "slack", botToken: slackBot!.token, signingSecret: SLACK_SECRET, apiBaseUrl: slack.baseUrl, dmPolicy: "open" },
       wa: { kind: "whatsapp", accessToken: waNumber!.accessToken, phoneNumberId: waNumber!.phoneNumberId, apiBaseUrl: whatsapp.baseUrl, appSecret: WA_SECRET, dmPolicy: "open" },
     };
     gw = await startGateway(mode, {
@@ -116,7 +127,7 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
   afterAll(async () => {
     client?.close();
     await gw?.stop();
-    await Promise.all([tg?.close(), model?.close(), rest?.close(), discord?.close(), media?.close(), signal?.close(), bluebubbles?.close(), whatsapp?.close()]);
+    await Promise.all([tg?.close(), model?.close(), rest?.close(), discord?.close(), media?.close(), signal?.close(), bluebubbles?.close(), whatsapp?.close(), slack?.close()]);
   });
 
   it("a photo reaches the agent as an image, and the preview shows the message with its attachment", async () => {
@@ -210,5 +221,15 @@ describe.each(MODES)("inbound photos (%s)", (mode) => {
     await waitUntil(() => whatsapp.delivered.some((d) => d.chat === WA_PERSON), { what: "the answer on WhatsApp", timeoutMs: 20_000 });
     expect(whatsapp.delivered.find((d) => d.chat === WA_PERSON)?.text).toBe(`a caption\n[image: image/png, ${png.byteLength} bytes]`);
     expect(whatsapp.mediaDownloads).toEqual([mediaId]);
+  });
+
+  it("Slack: a shared image is read from url_private with the bot token and reaches the agent as an image", async () => {
+    const gif = DEFAULT_MEDIA_FILES["loop.gif"]!.data;
+    const file = slack.keepFile(gif, "image/gif", "loop.gif");
+    const event = slackMessageEvent({ channel: SLACK_DM, user: "U0FAKEUSER", text: "this one", botUserId: slackBot!.userId, files: [file] });
+    expect((await postWebhook(gw, "/api/chatapp/events", signedSlackRequest(event, SLACK_SECRET))).status).toBe(200);
+    await waitUntil(() => slack.delivered.some((d) => d.chat === SLACK_DM), { what: "the answer on Slack", timeoutMs: 20_000 });
+    expect(slack.delivered.find((d) => d.chat === SLACK_DM)?.text).toBe(`this one\n[image: image/gif, ${gif.byteLength} bytes]`);
+    expect(slack.fileDownloads).toEqual([file.id]);
   });
 });

@@ -38,6 +38,13 @@ export interface FakeSlack extends PlatformFake {
   readonly bots: readonly FakeSlackBot[];
   readonly conversations: readonly FakeSlackConversation[];
   readonly users: readonly string[];
+  /**
+   * Keeps a file a person shared and answers its file object for an event's `files`: its
+   * `url_private` (on the fake's origin) needs a bot token, as Slack's does.
+   */
+  keepFile(data: Uint8Array, mimetype: string, name: string): Record<string, unknown>;
+  /** The file ids downloaded, in order. */
+  readonly fileDownloads: readonly string[];
 }
 
 export const DEFAULT_SLACK_BOTS: readonly FakeSlackBot[] = [
@@ -62,7 +69,19 @@ export async function startFakeSlack(
   // Message ids are timestamps with microseconds; unique and increasing per workspace.
   const nextTs = () => `${1_700_000_000 + ++seq}.${String(seq).padStart(6, "0").slice(-6)}`;
 
+  const files = new Map<string, { data: Uint8Array; mimetype: string }>();
+  const fileDownloads: string[] = [];
+  const filePrivate = (req: FakeRequest, id: string): FakeReply => {
+    if (!bots.some((b) => b.token === bearerToken(req))) return { status: 302, headers: { location: "https://slack.com/signin" } };
+    const file = files.get(id);
+    if (file === undefined) return { status: 404, text: "Not Found" };
+    fileDownloads.push(id);
+    return { status: 200, headers: { "content-type": file.mimetype }, bytes: file.data };
+  };
+
   const route = (req: FakeRequest, ctx: PlatformContext): FakeReply => {
+    const download = /^\/files-pri\/T0FAKE-([\w]+)\/[^/]+$/.exec(req.path);
+    if (download !== null && req.method === "GET") return filePrivate(req, download[1]!);
     const method = /^\/api\/([\w.]+)$/.exec(req.path)?.[1];
     if (method === undefined) return { status: 404, text: "Not Found" };
     const params: Params = { ...req.query, ...bodyFields(req) };
@@ -138,7 +157,13 @@ export async function startFakeSlack(
         status === 500 ? { status, json: { ok: false, error: "fatal_error" } } : { status, headers: { "content-type": "text/html" }, text: "<html><body>Slack is temporarily unavailable</body></html>" },
     },
   });
-  return Object.assign(fake, { bots, conversations, users });
+  const keepFile = (data: Uint8Array, mimetype: string, name: string) => {
+    const id = `F0FAKE${files.size + 1}`;
+    files.set(id, { data, mimetype });
+    const url = `${new URL(fake.baseUrl).origin}/files-pri/T0FAKE-${id}/${encodeURIComponent(name)}`;
+    return { id, name, mimetype, filetype: name.split(".").at(-1) ?? "", size: data.byteLength, url_private: url, url_private_download: `${url}?download=1` };
+  };
+  return Object.assign(fake, { bots, conversations, users, keepFile, fileDownloads });
 }
 
 function dmId(userId: string): string {

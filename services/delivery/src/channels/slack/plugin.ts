@@ -13,6 +13,7 @@ import {
   type ChannelInbound,
   definePlugin,
   type DeliveryReceipt,
+  type InboundFiles,
   type OutboundMessage,
   PER_CHAT_PER_SECOND,
   receiptOf,
@@ -20,6 +21,7 @@ import {
 import type { PluginContext } from "../registry.js";
 import { AuthTestSchema, OpenConversationSchema, PostMessageSchema, SlackApi } from "./api.js";
 import { SlackEvents } from "./inbound.js";
+import { SlackFiles } from "./inbound-files.js";
 import { escapeText, mediaBlock, mediaFallback, SECTION_TEXT_MAX, section, type SlackBlock } from "./message.js";
 import { type SlackSettings, SlackSettingsSchema } from "./settings.js";
 
@@ -46,8 +48,10 @@ export class SlackAdapter implements ChannelAdapter {
   constructor(
     private readonly api: SlackApi,
     signingSecret?: string,
+    /** The files people share (inbound-files.ts). */
+    files?: InboundFiles,
   ) {
-    if (signingSecret !== undefined) this.inbound = { webhook: new SlackEvents(signingSecret) };
+    if (signingSecret !== undefined) this.inbound = { webhook: new SlackEvents(signingSecret), ...(files === undefined ? {} : { files }) };
   }
 
   validateRecipient(to: string): string {
@@ -132,5 +136,8 @@ export const slackPlugin = definePlugin({
   settings: SlackSettingsSchema,
   rates: [{ ...PER_CHAT_PER_SECOND, name: "per-channel" }],
   sharedWebhookRoute: true,
-  create: ({ settings, http }: PluginContext<SlackSettings>) => new SlackAdapter(SlackApi.create(settings, http), settings.signingSecret),
+  create: ({ settings, http }: PluginContext<SlackSettings>) => {
+    const api = SlackApi.create(settings, http);
+    return new SlackAdapter(api, settings.signingSecret, new SlackFiles(api, settings));
+  },
 });
