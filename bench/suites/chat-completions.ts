@@ -1,8 +1,8 @@
 import { type GatewayUnderTest, type Mode, routeExists, startBenchGateway, TOKEN } from "../lib/gateway.js";
 import { runHttpLoad } from "../lib/http-load.js";
-import { type BenchProcess, spawnBench } from "../lib/procs.js";
 import { interleaved, roundTiming } from "../lib/rounds.js";
 import { round } from "../lib/stats.js";
+import { withUpstreams } from "../lib/upstreams.js";
 import { atLeast, type BenchContext, type BenchResult, type Figure, info, notAvailable, type Suite } from "../lib/suite.js";
 import type { LoadResult } from "../lib/ws-load.js";
 
@@ -106,13 +106,9 @@ async function measure(ctx: BenchContext, gw: GatewayUnderTest, targets: Targets
 }
 
 async function run(ctx: BenchContext): Promise<BenchResult[]> {
-  const fake = spawnBench("servers/fake-openai.ts");
-  let passthrough: BenchProcess | undefined;
   const results: BenchResult[] = [];
-  try {
-    const upstream = `http://127.0.0.1:${(await fake.waitLine(/listening (\d+)/))[1]}`;
-    passthrough = spawnBench("servers/passthrough.mjs", [upstream]);
-    const targets = { upstream, floor: `http://127.0.0.1:${(await passthrough.waitLine(/listening (\d+)/))[1]}` };
+  await withUpstreams(async (targets) => {
+    const { upstream } = targets;
     for (const mode of ["embedded", "distributed"] as const) {
       const gw = await startBenchGateway(mode, { upstreamUrl: upstream });
       try {
@@ -133,10 +129,7 @@ async function run(ctx: BenchContext): Promise<BenchResult[]> {
         await gw.stop();
       }
     }
-  } finally {
-    await passthrough?.stop();
-    await fake.stop();
-  }
+  });
   return results;
 }
 

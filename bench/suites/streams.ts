@@ -1,7 +1,7 @@
 import { type GatewayUnderTest, type Mode, startBenchGateway, TOKEN } from "../lib/gateway.js";
-import { type BenchProcess, spawnBench } from "../lib/procs.js";
 import { median } from "../lib/stats.js";
 import { type BurstResult, streamBurst } from "../lib/stream-burst.js";
+import { withUpstreams } from "../lib/upstreams.js";
 import { atMost, type BenchContext, type BenchResult, type Figure, info, type Suite } from "../lib/suite.js";
 import { treeRssBytes } from "../lib/system.js";
 
@@ -83,13 +83,8 @@ async function measure(ctx: BenchContext, mode: Mode, gw: GatewayUnderTest, side
  */
 async function run(ctx: BenchContext): Promise<BenchResult[]> {
   const counts = ctx.args.quick ? [64] : [1_024, 2_048];
-  const fake = spawnBench("servers/fake-openai.ts");
-  let passthrough: BenchProcess | undefined;
   const results: BenchResult[] = [];
-  try {
-    const upstream = `http://127.0.0.1:${(await fake.waitLine(/listening (\d+)/))[1]}`;
-    passthrough = spawnBench("servers/passthrough.mjs", [upstream]);
-    const floorUrl = `http://127.0.0.1:${(await passthrough.waitLine(/listening (\d+)/))[1]}`;
+  await withUpstreams(async ({ upstream, floor: floorUrl, floorProcess }) => {
     const directBody = JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "hello" }], stream: true });
     for (const mode of ["embedded", "distributed"] as const) {
       const gw = await startBenchGateway(mode, {
@@ -100,7 +95,7 @@ async function run(ctx: BenchContext): Promise<BenchResult[]> {
       });
       const sides: Side[] = [
         { name: "direct", url: `${upstream}/v1/chat/completions`, body: directBody, headers: {}, pids: () => [] },
-        { name: "passthrough", url: `${floorUrl}/v1/chat/completions`, body: directBody, headers: {}, pids: () => [passthrough!.child.pid!] },
+        { name: "passthrough", url: `${floorUrl}/v1/chat/completions`, body: directBody, headers: {}, pids: () => [floorProcess.child.pid!] },
         {
           name: "gateway",
           url: `${gw.httpUrl()}/v1/chat/completions`,
@@ -121,10 +116,7 @@ async function run(ctx: BenchContext): Promise<BenchResult[]> {
         await gw.stop();
       }
     }
-  } finally {
-    await passthrough?.stop();
-    await fake.stop();
-  }
+  });
   return results;
 }
 
