@@ -17,7 +17,7 @@ import { fuzzFrame, fuzzHttp } from "../services/edge/test/fuzz-frames.js";
 import { fuzzSocket, sendFuzzHttp } from "../services/gateway/test/fixtures/fuzz-socket.js";
 import { type GatewayUnderTest, type Mode, startGateway, TOKEN } from "../services/gateway/test/fixtures/gateway.js";
 import { type StoreWatch, watchStores } from "../services/gateway/test/fixtures/store-writes.js";
-import { formatOutcomes, runStateLane, type StateLaneReport } from "./lib/state-lane.js";
+import { formatOutcomes, runStateLane } from "./lib/state-lane.js";
 import { treeRssBytes } from "./lib/system.js";
 
 function flag(name: string, fallback: number): number {
@@ -127,95 +127,75 @@ async function watchWrites(gw: GatewayUnderTest, dataDir: string): Promise<Store
   };
 }
 
-async function main(): Promise<void> {
-  if (MODE !== "embedded" && MODE !== "distributed") throw new Error(`--mode must be embedded or distributed, not ${MODE}`);
-  if ([...LANES].some((lane) => lane !== "hostile" && lane !== "state") || LANES.size === 0) {
-    throw new Error(`--lanes takes hostile, state or both (comma-separated), not ${[...LANES].join(",")}`);
-  }
-  const dataDir = mkdtempSync(join(tmpdir(), "gw-fuzz-data-"));
-  const gw = await startGateway(MODE, {
-    gateway: { dataDir, limits: { failedAuthMax: 1_000_000, preConnectTimeoutMs: 2_000, httpRequestTimeoutMs: 2_000 } },
-    // The state lane runs hundreds of runs a second, whose events (for resumes) and results (for
-    // agent.wait) are kept for 10 minutes by default, by design; a minute keeps the RSS check
-    // about leaks: past the first minute, memory must level off.
-    runner: { eventRetentionSeconds: 60, resultRetentionSeconds: 60, eventRetentionMaxBytes: 32 * 2 ** 20 },
-  });
-  const procs = processesOf(gw);
+/** What a fuzzing run counts, and the memory of the gateway's processes as it went. */
+interface Tally {
+  round: number;
+  frames: number;
+  requests: number;
+  rssStart: number;
+  rssMax: number;
+  rssFirstHalfMax: number;
+}
+
+/** The hostile lane's rounds (or, with the state lane alone, a wait) for SECONDS, sampling RSS as they go. */
+async function fuzzRounds(gw: GatewayUnderTest, procs: ReturnType<typeof processesOf>, tally: Tally, slow: Set<Socket>): Promise<void> {
   const alive = () => procs.every((p) => p.child.exitCode === null && p.child.signalCode === null);
-  const rssNow = () => procs.reduce((sum, p) => sum + treeRssBytes(p.child.pid!), 0);
-  const slow = new Set<Socket>();
-  let frames = 0;
-  let requests = 0;
-  let round = 0;
-  let rssStart = 0;
-  let rssMax = 0;
-  let rssFirstHalfMax = 0;
-  console.log(
-      `fuzzing the ${MODE} gateway (${procs.map((p) => p.name).join(", ")}) at ${gw.httpUrl()} for ${SECONDS} s, ` +
-      `lanes ${[...LANES].join(" + ")}, seed ${SEED}`,
-  );
-  let watch: StoreWatch | undefined;
-  let stateLane: Promise<StateLaneReport> | undefined;
-  try {
-    watch = await watchWrites(gw, dataDir);
-    const started = Date.now();
-    if (LANES.has("state")) {
-      const lane = { url: gw.wsUrl(), token: TOKEN, sockets: STATE_SOCKETS, window: 8, keys: 4, seed: SEED, answerTimeoutMs: 60_000 };
-      stateLane = runStateLane(lane, SECONDS);
-    }
-    while (Date.now() - started < SECONDS * 1000 && alive()) {
-      round++;
-      if (LANES.has("hostile")) {
-        frames += await wsRound(gw.wsUrl(), round);
-        if (round % 4 === 0) requests += await httpRound(gw.httpUrl(), round);
-        if (round % 10 === 0 && slow.size < MAX_SLOW_SOCKETS) {
-          const s = slowSocket(gw.edges[0]!.port, round);
-          slow.add(s);
-          s.on("close", () => slow.delete(s));
-        }
-      } else await new Promise((resolve) => setTimeout(resolve, 100));
-      const rss = rssNow();
-      if (rssStart === 0 && Date.now() - started > Math.min(5_000, SECONDS * 200)) rssStart = rss;
-      rssMax = Math.max(rssMax, rss);
-      if (Date.now() - started < SECONDS * 500) rssFirstHalfMax = rssMax;
-      if (round % 200 === 0) {
-        const elapsed = Math.round((Date.now() - started) / 1000);
-        console.log(`  ${elapsed} s: ${frames} frames, ${requests} HTTP, RSS ${Math.round(rss / 2 ** 20)} MiB`);
+  const started = Date.now();
+  while (Date.now() - started < SECONDS * 1000 && alive()) {
+    const round = ++tally.round;
+    if (LANES.has("hostile")) {
+      tally.frames += await wsRound(gw.wsUrl(), round);
+      if (round % 4 === 0) tally.requests += await httpRound(gw.httpUrl(), round);
+      if (round % 10 === 0 && slow.size < MAX_SLOW_SOCKETS) {
+        const s = slowSocket(gw.edges[0]!.port, round);
+        slow.add(s);
+        s.on("close", () => slow.delete(s));
       }
+    } else await new Promise((resolve) => setTimeout(resolve, 100));
+    const rss = rssOf(procs);
+    if (tally.rssStart === 0 && Date.now() - started > Math.min(5_000, SECONDS * 200)) tally.rssStart = rss;
+    tally.rssMax = Math.max(tally.rssMax, rss);
+    if (Date.now() - started < SECONDS * 500) tally.rssFirstHalfMax = tally.rssMax;
+    if (round % 200 === 0) {
+      const elapsed = Math.round((Date.now() - started) / 1000);
+      console.log(`  ${elapsed} s: ${tally.frames} frames, ${tally.requests} HTTP, RSS ${Math.round(rss / 2 ** 20)} MiB`);
     }
-    if (stateLane !== undefined) {
-      const report = await stateLane;
-      rssMax = Math.max(rssMax, rssNow());
-      console.log(`state lane: ${report.sent} requests on ${STATE_SOCKETS} sockets, ${report.answered} answered\n${formatOutcomes(report.outcomes)}`);
-      for (const problem of report.problems) fail(`state lane: ${problem}`);
-    }
-    for (const p of procs) {
-      if (p.child.exitCode !== null || p.child.signalCode !== null) fail(`${p.name} died:\n${p.output().slice(-2000)}`);
-    }
-    const health = await fetch(`${gw.httpUrl()}/health`).catch(() => undefined);
-    if (health?.status !== 200) fail(`/health answers ${health?.status}`);
-    if (LANES.has("state")) {
-      if (rssFirstHalfMax > 0 && rssMax > rssFirstHalfMax + RSS_LEVEL_BYTES) {
-        fail(`RSS did not level off: the first half's peak ${rssFirstHalfMax} bytes, the second half's ${rssMax}`);
-      }
-    } else if (rssStart > 0 && rssMax > rssStart + RSS_BOUND_BYTES) fail(`RSS grew from ${rssStart} to ${rssMax} bytes`);
-    const writes = await watch.writes();
-    for (const what of writes.unexpected) fail(`written: ${what}`);
-    if (writes.failedAuthHits !== unauthorized) {
-      fail(`${writes.failedAuthHits} failed-auth counts for ${unauthorized} refused credentials`);
-    }
-    if (/unexpected error|internal error/.test(gw.logs())) fail("the gateway logged an internal error");
-    const faults = gw.fullLogs().match(/unhandled promise rejection|uncaught exception/g);
-    if (faults !== null) fail(`the gateway logged ${faults.length} unhandled faults`);
-  } finally {
-    for (const s of slow) s.destroy();
-    await watch?.close();
-    await gw.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+function rssOf(procs: ReturnType<typeof processesOf>): number {
+  return procs.reduce((sum, p) => sum + treeRssBytes(p.child.pid!), 0);
+}
+
+/** After the rounds: every process alive and healthy, memory bounded, nothing written, no fault logged. */
+async function verify(gw: GatewayUnderTest, procs: ReturnType<typeof processesOf>, watch: StoreWatch, tally: Tally): Promise<void> {
+  for (const p of procs) {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) fail(`${p.name} died:\n${p.output().slice(-2000)}`);
+  }
+  const health = await fetch(`${gw.httpUrl()}/health`).catch(() => undefined);
+  if (health?.status !== 200) fail(`/health answers ${health?.status}`);
+  const { rssStart, rssMax, rssFirstHalfMax } = tally;
+  if (LANES.has("state")) {
+    if (rssFirstHalfMax > 0 && rssMax > rssFirstHalfMax + RSS_LEVEL_BYTES) {
+      fail(`RSS did not level off: the first half's peak ${rssFirstHalfMax} bytes, the second half's ${rssMax}`);
+    }
+  } else if (rssStart > 0 && rssMax > rssStart + RSS_BOUND_BYTES) fail(`RSS grew from ${rssStart} to ${rssMax} bytes`);
+  const writes = await watch.writes();
+  for (const what of writes.unexpected) fail(`written: ${what}`);
+  if (writes.failedAuthHits !== unauthorized) {
+    fail(`${writes.failedAuthHits} failed-auth counts for ${unauthorized} refused credentials`);
+  }
+  if (/unexpected error|internal error/.test(gw.logs())) fail("the gateway logged an internal error");
+  const faults = gw.fullLogs().match(/unhandled promise rejection|uncaught exception/g);
+  if (faults !== null) fail(`the gateway logged ${faults.length} unhandled faults`);
+}
+
+/** The run's numbers, then OK or every failure (exit 1). */
+function summarize(tally: Tally): void {
   const mib = (n: number) => Math.round(n / 2 ** 20);
+  const { rssStart, rssMax, rssFirstHalfMax } = tally;
   console.log(
-    `${round} rounds: ${frames} frames, ${requests} HTTP requests, ${unauthorized} refused credentials; ` +
+    `${tally.round} rounds: ${tally.frames} frames, ${tally.requests} HTTP requests, ${unauthorized} refused credentials; ` +
       (LANES.has("state")
         ? `RSS ${mib(rssStart)} -> first half's peak ${mib(rssFirstHalfMax)} -> peak ${mib(rssMax)} MiB (level within +${mib(RSS_LEVEL_BYTES)})`
         : `RSS ${mib(rssStart)} -> max ${mib(rssMax)} MiB (bound +${mib(RSS_BOUND_BYTES)})`),
@@ -230,6 +210,48 @@ async function main(): Promise<void> {
       ? "nothing written to the data directory"
       : `nothing written to Redis or JetStream but ${unauthorized} failed-auth counts`;
   console.log(`OK: every frame answered once, no process died or logged a fault, memory bounded, ${stores}`);
+}
+
+async function main(): Promise<void> {
+  if (MODE !== "embedded" && MODE !== "distributed") throw new Error(`--mode must be embedded or distributed, not ${MODE}`);
+  if ([...LANES].some((lane) => lane !== "hostile" && lane !== "state") || LANES.size === 0) {
+    throw new Error(`--lanes takes hostile, state or both (comma-separated), not ${[...LANES].join(",")}`);
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), "gw-fuzz-data-"));
+  const gw = await startGateway(MODE, {
+    gateway: { dataDir, limits: { failedAuthMax: 1_000_000, preConnectTimeoutMs: 2_000, httpRequestTimeoutMs: 2_000 } },
+    // The state lane runs hundreds of runs a second, whose events (for resumes) and results (for
+    // agent.wait) are kept for 10 minutes by default, by design; a minute keeps the RSS check
+    // about leaks: past the first minute, memory must level off.
+    runner: { eventRetentionSeconds: 60, resultRetentionSeconds: 60, eventRetentionMaxBytes: 32 * 2 ** 20 },
+  });
+  const procs = processesOf(gw);
+  const slow = new Set<Socket>();
+  const tally: Tally = { round: 0, frames: 0, requests: 0, rssStart: 0, rssMax: 0, rssFirstHalfMax: 0 };
+  console.log(
+      `fuzzing the ${MODE} gateway (${procs.map((p) => p.name).join(", ")}) at ${gw.httpUrl()} for ${SECONDS} s, ` +
+      `lanes ${[...LANES].join(" + ")}, seed ${SEED}`,
+  );
+  let watch: StoreWatch | undefined;
+  try {
+    watch = await watchWrites(gw, dataDir);
+    const lane = { url: gw.wsUrl(), token: TOKEN, sockets: STATE_SOCKETS, window: 8, keys: 4, seed: SEED, answerTimeoutMs: 60_000 };
+    const stateLane = LANES.has("state") ? runStateLane(lane, SECONDS) : undefined;
+    await fuzzRounds(gw, procs, tally, slow);
+    if (stateLane !== undefined) {
+      const report = await stateLane;
+      tally.rssMax = Math.max(tally.rssMax, rssOf(procs));
+      console.log(`state lane: ${report.sent} requests on ${STATE_SOCKETS} sockets, ${report.answered} answered\n${formatOutcomes(report.outcomes)}`);
+      for (const problem of report.problems) fail(`state lane: ${problem}`);
+    }
+    await verify(gw, procs, watch, tally);
+  } finally {
+    for (const s of slow) s.destroy();
+    await watch?.close();
+    await gw.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  summarize(tally);
 }
 
 main().then(

@@ -174,23 +174,9 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
     });
   };
 
-  const server: Http2Server = createServer();
-  const sessions = new Set<ServerHttp2Session>();
-  server.on("session", (session: ServerHttp2Session) => {
-    sessions.add(session);
-    session.once("close", () => sessions.delete(session));
-  });
-  server.on("stream", onStream);
-  server.on("sessionError", () => {});
+  const { server, sessions, port } = await listenH2(opts, onStream);
   const poll = setInterval(refresh, WATCH_POLL_MS);
   poll.unref();
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off("error", reject);
-      resolve((server.address() as { port: number }).port);
-    });
-  });
   opts.logger?.info({ host: opts.host, port, service: opts.service }, "gRPC health server listening");
 
   return {
@@ -204,6 +190,29 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
       await closeServer(server, sessions);
     },
   };
+}
+
+/** A plain-text HTTP/2 server on `host`:`port` handing its streams to `onStream`, with its open sessions. */
+async function listenH2(
+  at: { port: number; host: string },
+  onStream: (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void,
+): Promise<{ server: Http2Server; sessions: Set<ServerHttp2Session>; port: number }> {
+  const server: Http2Server = createServer();
+  const sessions = new Set<ServerHttp2Session>();
+  server.on("session", (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+  server.on("stream", onStream);
+  server.on("sessionError", () => {});
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(at.port, at.host, () => {
+      server.off("error", reject);
+      resolve((server.address() as { port: number }).port);
+    });
+  });
+  return { server, sessions, port };
 }
 
 /** Stops accepting and lets open sessions finish their calls; a client that does not let go is cut off. */
