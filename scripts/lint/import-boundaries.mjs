@@ -14,9 +14,27 @@
 //    terminal event of a run it ran.
 // Test code (*.test.ts, *.contract.ts and their contract-helpers.ts, test/ folders) may share fixtures across workspaces but
 // obeys the first two.
+//
+// ESLint rule `gw/upward-imports` (issue 27 §6): inside a service, no import runs upward. Take a
+// production module M of services/<name>/src and a relative import of a module T of the same
+// src. Let A be the deepest folder holding both, and call the *branch* of a module under A the
+// subfolder of A it lies in, or the module itself when it sits in A. The import M -> T is upward
+// when T's branch already imports M's branch (any module of the one importing any module of the
+// other, type-only imports included), except when M sits in A: a folder's own modules compose
+// its subfolders, so an import down the tree is never upward. That leaves two cases:
+//  - up the tree: T sits in an ancestor folder of M and imports from the subfolder M lives in,
+//    so T is built from it (methods/x.ts importing ../edge.ts, which builds the method table);
+//  - across: M and T lie in two sibling subfolders that import each other (the method registry
+//    importing the connection, which dispatches to the registry); both imports of such a pair
+//    are reported, since either can be the one to go.
+// Imports within one folder never are; test code is neither checked nor counted. The check
+// itself is in upward-imports.mjs.
+// `node scripts/lint/import-boundaries.mjs` prints the upward imports of every service, and
+// exits 1 when there is one.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { upwardImports, upwardImportsRule } from "./upward-imports.mjs";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const TEST_ONLY = [/^@gw\/testing(\/|$)/, /^testcontainers(\/|$)/, /^@testcontainers\//, /^vitest(\/|$)/, /^fast-check(\/|$)/];
@@ -181,4 +199,18 @@ export function createImportBoundariesRule(root = REPO_ROOT) {
   };
 }
 
-export default { rules: { "import-boundaries": createImportBoundariesRule() } };
+export const createUpwardImportsRule = (root = REPO_ROOT) => upwardImportsRule(root, isTestFile);
+
+/** Every upward import of every service, as `service: module -> target (how)` lines, and a count per service. */
+export const upwardImportReport = (root = REPO_ROOT) => upwardImports(root, isTestFile);
+
+export default {
+  rules: { "import-boundaries": createImportBoundariesRule(), "upward-imports": createUpwardImportsRule() },
+};
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { lines, counts } = upwardImportReport();
+  for (const line of lines) console.log(line);
+  console.log([...counts].map(([service, count]) => `${service} ${count}`).join(", "), "upward imports");
+  process.exitCode = lines.length > 0 ? 1 : 0;
+}
