@@ -52,7 +52,6 @@ function wakeMode(value: string, field: string): HookWakeMode {
   throw new GatewayError("INVALID_REQUEST", `${field} must be "now" or "next-heartbeat"`);
 }
 
-const orUndefined = <T extends string | number>(value: T): T | undefined => (value === "" || value === 0 ? undefined : value);
 
 /**
  * The hooks service (DESIGN §9): `<prefix>.rpc.hooks.{wake,agent,mapping}` in the `hooks`
@@ -107,20 +106,20 @@ export async function startHooksService(deps: HooksServiceDeps): Promise<HooksSe
   });
   /** Runs `accept` once per delivery id; without an id, every request is a new delivery. */
   const oncePer = (scope: string, id: string | undefined, body: string, accept: () => Promise<HookAccepted>) =>
-    id === undefined || id === "" ? accept() : once.run(scope, id, body, accept);
+    id === undefined ? accept() : once.run(scope, id, body, accept);
 
   const agentHook = (req: HookAgentRequest) => ({
     message: req.message,
-    agentId: orUndefined(req.agentId),
-    sessionKey: orUndefined(req.sessionKey),
-    name: req.name || "Hook",
+    agentId: req.agentId,
+    sessionKey: req.sessionKey,
+    name: req.name ?? "Hook",
     deliver: req.deliver,
-    channel: orUndefined(req.channel),
-    to: orUndefined(req.to),
-    model: orUndefined(req.model),
-    thinking: orUndefined(req.thinking),
+    channel: req.channel,
+    to: req.to,
+    model: req.model,
+    thinking: req.thinking,
     wakeMode: wakeMode(req.wakeMode, "wakeMode"),
-    timeoutSeconds: orUndefined(req.timeoutSeconds),
+    timeoutSeconds: req.timeoutSeconds,
   });
 
   const mapping = async (req: HookMappingRequest): Promise<HookAccepted> => {

@@ -58,8 +58,10 @@ function queryOf(request: FastifyRequest): URLSearchParams {
   return new URL(request.url, "http://hooks.invalid").searchParams;
 }
 
-function idempotencyKeyOf(request: FastifyRequest): string {
-  const key = header(request, "idempotency-key") ?? "";
+/** The Idempotency-Key header; undefined without one (an empty header is none). */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const key = header(request, "idempotency-key");
+  if (key === undefined || key === "") return undefined;
   if (key.length > IDEMPOTENCY_KEY_MAX) {
     throw new GatewayError("INVALID_REQUEST", `Idempotency-Key must be at most ${IDEMPOTENCY_KEY_MAX} characters`);
   }
@@ -181,20 +183,7 @@ export async function hooksSurface(scope: FastifyInstance, deps: HooksHttpDeps):
 
   scope.post("/agent", { bodyLimit }, async (request, reply) => {
     const body = parseBody(HookAgentBodySchema, request.body);
-    const req = {
-      message: body.message,
-      agentId: body.agentId ?? "",
-      sessionKey: body.sessionKey ?? "",
-      name: body.name ?? "",
-      deliver: body.deliver,
-      channel: body.channel ?? "",
-      to: body.to ?? "",
-      model: body.model ?? "",
-      thinking: body.thinking ?? "",
-      wakeMode: body.wakeMode,
-      timeoutSeconds: body.timeoutSeconds ?? 0,
-      idempotencyKey: idempotencyKeyOf(request),
-    };
+    const req = { ...body, idempotencyKey: idempotencyKeyOf(request) };
     return answer(reply, await callRpc(deps.bus, deps.subjects, RPC.hooksAgent, req, call));
   });
 

@@ -16,32 +16,44 @@ export interface HookWakeRequest {
   text: string;
   /** "now" (the main session runs at once) or "next-heartbeat" (the text waits for it). */
   mode: string;
-  /** The Idempotency-Key header; "" when absent. */
-  idempotencyKey: string;
+  /** The Idempotency-Key header; absent without one. */
+  idempotencyKey?: string | undefined;
 }
 
-/** POST <hooks.path>/agent (SPEC's table; empty strings and 0 are absent). */
+/** POST <hooks.path>/agent (SPEC's table): a field the body did not give is absent. */
 export interface HookAgentRequest {
   message: string;
-  /** "" selects the default agent. */
-  agentId: string;
-  /** "" gives the call a fresh hook:<uuid> session. */
-  sessionKey: string;
-  /** Sender shown in the session. */
-  name: string;
+  /** Absent: the default agent. */
+  agentId?:
+    | string
+    | undefined;
+  /** Absent: the call gets a fresh hook:<uuid> session. */
+  sessionKey?:
+    | string
+    | undefined;
+  /** Sender shown in the session (absent: "Hook"). */
+  name?:
+    | string
+    | undefined;
   /** Already defaulted by the edge (SPEC: true). */
   deliver: boolean;
-  channel: string;
-  to: string;
-  model: string;
-  /** "", low, medium, high. */
-  thinking: string;
+  channel?: string | undefined;
+  to?: string | undefined;
+  model?:
+    | string
+    | undefined;
+  /** low, medium or high. */
+  thinking?:
+    | string
+    | undefined;
   /** "now" (run at once) or "next-heartbeat" (the run starts with the next heartbeat). */
   wakeMode: string;
-  /** 0: the runner's default. */
-  timeoutSeconds: number;
-  /** The Idempotency-Key header; "" when absent. */
-  idempotencyKey: string;
+  /** Absent: the runner's default. */
+  timeoutSeconds?:
+    | number
+    | undefined;
+  /** The Idempotency-Key header; absent without one. */
+  idempotencyKey?: string | undefined;
 }
 
 /**
@@ -60,8 +72,8 @@ export interface HookMappingRequest {
   headers: { [key: string]: string };
   /** Query parameters (the last value of a repeated one). */
   query: { [key: string]: string };
-  /** The Idempotency-Key header; "" when absent. */
-  idempotencyKey: string;
+  /** The Idempotency-Key header; absent without one. */
+  idempotencyKey?: string | undefined;
 }
 
 export interface HookMappingRequest_HeadersEntry {
@@ -110,7 +122,7 @@ export interface CronAnswer {
 }
 
 function createBaseHookWakeRequest(): HookWakeRequest {
-  return { text: "", mode: "", idempotencyKey: "" };
+  return { text: "", mode: "", idempotencyKey: undefined };
 }
 
 export const HookWakeRequest: MessageFns<HookWakeRequest> = {
@@ -121,7 +133,7 @@ export const HookWakeRequest: MessageFns<HookWakeRequest> = {
     if (message.mode !== "") {
       writer.uint32(18).string(message.mode);
     }
-    if (message.idempotencyKey !== "") {
+    if (message.idempotencyKey !== undefined) {
       writer.uint32(26).string(message.idempotencyKey);
     }
     return writer;
@@ -180,17 +192,17 @@ export const HookWakeRequest: MessageFns<HookWakeRequest> = {
 function createBaseHookAgentRequest(): HookAgentRequest {
   return {
     message: "",
-    agentId: "",
-    sessionKey: "",
-    name: "",
+    agentId: undefined,
+    sessionKey: undefined,
+    name: undefined,
     deliver: false,
-    channel: "",
-    to: "",
-    model: "",
-    thinking: "",
+    channel: undefined,
+    to: undefined,
+    model: undefined,
+    thinking: undefined,
     wakeMode: "",
-    timeoutSeconds: 0,
-    idempotencyKey: "",
+    timeoutSeconds: undefined,
+    idempotencyKey: undefined,
   };
 }
 
@@ -199,37 +211,37 @@ export const HookAgentRequest: MessageFns<HookAgentRequest> = {
     if (message.message !== "") {
       writer.uint32(10).string(message.message);
     }
-    if (message.agentId !== "") {
+    if (message.agentId !== undefined) {
       writer.uint32(18).string(message.agentId);
     }
-    if (message.sessionKey !== "") {
+    if (message.sessionKey !== undefined) {
       writer.uint32(26).string(message.sessionKey);
     }
-    if (message.name !== "") {
+    if (message.name !== undefined) {
       writer.uint32(34).string(message.name);
     }
     if (message.deliver !== false) {
       writer.uint32(40).bool(message.deliver);
     }
-    if (message.channel !== "") {
+    if (message.channel !== undefined) {
       writer.uint32(50).string(message.channel);
     }
-    if (message.to !== "") {
+    if (message.to !== undefined) {
       writer.uint32(58).string(message.to);
     }
-    if (message.model !== "") {
+    if (message.model !== undefined) {
       writer.uint32(66).string(message.model);
     }
-    if (message.thinking !== "") {
+    if (message.thinking !== undefined) {
       writer.uint32(74).string(message.thinking);
     }
     if (message.wakeMode !== "") {
       writer.uint32(82).string(message.wakeMode);
     }
-    if (message.timeoutSeconds !== 0) {
+    if (message.timeoutSeconds !== undefined) {
       writer.uint32(88).uint32(message.timeoutSeconds);
     }
-    if (message.idempotencyKey !== "") {
+    if (message.idempotencyKey !== undefined) {
       writer.uint32(98).string(message.idempotencyKey);
     }
     return writer;
@@ -358,7 +370,7 @@ export const HookAgentRequest: MessageFns<HookAgentRequest> = {
 };
 
 function createBaseHookMappingRequest(): HookMappingRequest {
-  return { path: "", payloadJson: Buffer.alloc(0), headers: {}, query: {}, idempotencyKey: "" };
+  return { path: "", payloadJson: Buffer.alloc(0), headers: {}, query: {}, idempotencyKey: undefined };
 }
 
 export const HookMappingRequest: MessageFns<HookMappingRequest> = {
@@ -375,7 +387,7 @@ export const HookMappingRequest: MessageFns<HookMappingRequest> = {
     globalThis.Object.entries(message.query).forEach(([key, value]: [string, string]) => {
       HookMappingRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
     });
-    if (message.idempotencyKey !== "") {
+    if (message.idempotencyKey !== undefined) {
       writer.uint32(42).string(message.idempotencyKey);
     }
     return writer;
