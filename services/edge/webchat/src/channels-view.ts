@@ -5,7 +5,7 @@
  */
 import type { ChannelView, ConnectAnswer, GatewayClient } from "@gw/client";
 import type { ControlView } from "./control.js";
-import { button, byId, el, showError, when } from "./view.js";
+import { button, byId, el, refreshWhileShown, when } from "./view.js";
 
 const REFRESH_MS = 5_000;
 
@@ -36,12 +36,8 @@ export class ChannelsView implements ControlView {
   }
 
   shown(): void {
-    void this.load().catch(showError);
     clearInterval(this.timer);
-    this.timer = setInterval(() => {
-      if (this.root.hidden) return clearInterval(this.timer);
-      void this.load().catch(() => undefined);
-    }, REFRESH_MS);
+    this.timer = refreshWhileShown(this.root, () => this.load(), REFRESH_MS);
   }
 
   private async load(): Promise<void> {

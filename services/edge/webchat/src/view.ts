@@ -92,6 +92,20 @@ export function setStatus(text: string, state: "connecting" | "connected" | "err
   status.dataset.state = state;
 }
 
+/**
+ * For a view the gateway sends no event about: loads it now and again every `everyMs` while
+ * `root` stays shown; the interval ends itself once the tab is left. Answers the new interval
+ * (clear the one an earlier call answered first).
+ */
+export function refreshWhileShown(root: HTMLElement, load: () => Promise<void>, everyMs: number): ReturnType<typeof setInterval> {
+  void load().catch(showError);
+  const timer = setInterval(() => {
+    if (root.hidden) return clearInterval(timer);
+    void load().catch(() => undefined);
+  }, everyMs);
+  return timer;
+}
+
 export function scrollToEnd(list: HTMLElement): void {
   list.scrollTop = list.scrollHeight;
 }
