@@ -1,5 +1,6 @@
 // `npm run bench [-- --quick] [--only ws-rpc,idle] [--seconds N] [--connections N] [--no-readme]`
-// `npm run bench -- --only soak [--soak-seconds N]`: the soak runs only when named.
+// `npm run bench -- --only soak [--soak-seconds N]`: the soak runs only when named, as does
+// `--only run-events` (one JetStream stream vs the split, on a 3-node cluster).
 // Starts everything it needs, runs every benchmark against a raw baseline measured in the same
 // run, writes bench/results/<date>.json and the table in bench/README.md.
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import { idleConnectionsSuite } from "./suites/idle-connections.js";
 import { inboundSuite } from "./suites/inbound.js";
 import { memorySuite } from "./suites/memory.js";
 import { modelFallbackSuite } from "./suites/model-fallback.js";
+import { runEventsSuite } from "./suites/run-events.js";
 import { sessionsScaleSuite } from "./suites/sessions-scale.js";
 import { soakSuite } from "./suites/soak.js";
 import { streamsSuite } from "./suites/streams.js";
@@ -39,6 +41,7 @@ const SUITES: Suite[] = [
   sessionsScaleSuite,
   idleConnectionsSuite,
   soakSuite,
+  runEventsSuite,
 ];
 // A hung suite must not hold the machine: the whole run stops by itself (a soak adds its length).
 const RUN_DEADLINE_MS = 25 * 60_000;
