@@ -64,6 +64,9 @@ class Refused extends Error {}
  * in text, as before.
  */
 export class InboundMedia {
+  /** Run ids whose images this process stored or read: only those have a record to delete. */
+  private readonly held = new Set<string>();
+
   constructor(private readonly deps: InboundMediaDeps) {}
 
   static storeKey(runId: string): string {
@@ -77,6 +80,7 @@ export class InboundMedia {
     const kept = await this.deps.kv.get(key);
     if (kept !== null) {
       const stored = decodeJson(kept.value, StoredSchema, "inbound media record");
+      this.held.add(runId);
       return { images: stored.images, fetched: new Set(stored.fetched) };
     }
     const images: ImageAttachment[] = [];
@@ -90,12 +94,18 @@ export class InboundMedia {
     if (problem !== undefined) return { refusal: `${problem}: send fewer or smaller images.` };
     const fetched = attached.map(({ key: k }) => k);
     await this.deps.kv.put(key, Buffer.from(JSON.stringify({ images, fetched }), "utf8"));
+    this.held.add(runId);
     return { images, fetched: new Set(fetched) };
   }
 
-  /** Once the turn's run has ended (its answer kept, or none): its images are in the session now. */
+  /**
+   * Once the turn's answer is kept (or it has none): its images are in the session now. A turn
+   * without images costs nothing here.
+   */
   async forget(runId: string): Promise<void> {
+    if (!this.held.has(runId)) return;
     await this.deps.kv.delete(InboundMedia.storeKey(runId));
+    this.held.delete(runId);
   }
 
   private async fetchImage(files: InboundFiles, a: InboundAttachment, signal: AbortSignal): Promise<ImageAttachment> {

@@ -103,10 +103,10 @@ export class InboundTurn {
     const stopTyping = startTyping(account.adapter, last.chat, last.threadId, this.deps.logger, last.eventId);
     try {
       const ran = await this.run(account, route, read, answering, turn.runId);
-      if (ran.text !== undefined) {
-        await this.deps.answered.keepAnswer(turn.runId, ran.text);
-        await this.answer(account, turn.runId, last.chat, last.threadId, ran.text);
-      }
+      if (ran.text !== undefined) await this.deps.answered.keepAnswer(turn.runId, ran.text);
+      // Kept until the answer is: a turn taken up again before that dispatches the same images.
+      await this.deps.media.forget(turn.runId);
+      if (ran.text !== undefined) await this.answer(account, turn.runId, last.chat, last.threadId, ran.text);
       return { steered: ran.steered, aborted: ran.aborted };
     } finally {
       stopTyping();
@@ -182,7 +182,6 @@ export class InboundTurn {
       sender: last.senderName ?? last.sender,
       attachments: media.images.map(toRunAttachment),
     });
-    await this.deps.media.forget(runId);
     if (record.state === "error") {
       const code = record.error?.code ?? "INTERNAL";
       const why = `${code}: ${record.error?.message ?? "the run failed"}`;
