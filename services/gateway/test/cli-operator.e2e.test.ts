@@ -106,6 +106,17 @@ describe.each(MODES)("gateway CLI against a gateway (%s)", { timeout: 180_000 },
     const preview = await cliJson<{ messages: Array<{ body: string }> }>(["sessions", "preview", key, "--limit", "5"], env);
     expect(preview.messages.map((m) => m.body)).toEqual(["first words", "first words"]);
     expect((await runCli(["sessions", "preview", key], env)).stdout).toMatch(/user: first words\n.*Main: first words/);
+    // A message's images show after its text (never their bytes).
+    const pictured = `cli:images-${mode}`;
+    const ws = await WsClient.open(op.gw.wsUrl());
+    try {
+      await ws.connect(TOKEN);
+      const image = { type: "image", mimeType: "image/png", data: Buffer.from("89504e470d0a1a0a", "hex").toString("base64") };
+      expect((await ws.request("agent", { message: "a picture", sessionKey: pictured, attachments: [image] }, 20_000)).ok).toBe(true);
+    } finally {
+      ws.close();
+    }
+    expect((await runCli(["sessions", "preview", pictured], env)).stdout).toMatch(/user: a picture \[image: image\/png, 8 bytes\]/);
     expect(await cliJson(["sessions", "patch", key, "--agent", "oa", "--thinking", "high"], env)).toMatchObject({ key, updated: true });
     expect(await cliJson(["sessions", "preview", key], env)).toMatchObject({ agentId: "oa" });
     expect(await cliJson(["sessions", "compact", key], env)).toMatchObject({ key, beforeSize: expect.any(Number) });

@@ -23,7 +23,10 @@ async function previewSession(ctx: CommandContext, key: string): Promise<void> {
   ctx.out.result(answer, () => {
     const head = `${ctx.out.paint("bold", answer.key)}  agent ${answer.agentId}, model ${answer.model}, updated ${relativeTime(answer.updatedAt)}`;
     // Newest first on the wire; a conversation reads oldest first.
-    const lines = [...answer.messages].reverse().map((m) => `${ctx.out.paint("dim", relativeTime(m.timestamp).padEnd(9))} ${ctx.out.paint(m.role === "user" ? "cyan" : "green", `${m.sender || m.role}:`)} ${truncate(m.body, 200)}`);
+    const lines = [...answer.messages].reverse().map((m) => {
+      const images = (m.attachments ?? []).map((a) => ctx.out.paint("dim", ` [image: ${a.mimeType}, ${a.url ?? `${a.size ?? 0} bytes`}]`)).join("");
+      return `${ctx.out.paint("dim", relativeTime(m.timestamp).padEnd(9))} ${ctx.out.paint(m.role === "user" ? "cyan" : "green", `${m.sender || m.role}:`)} ${truncate(m.body, 200)}${images}`;
+    });
     return [head, ...(lines.length === 0 ? ["(no messages)"] : lines)].join("\n");
   });
 }
