@@ -3,7 +3,7 @@ import { type ChannelsConfig, channelEntries, ConfigError, type ConfigIssue, typ
 import { GatewayError } from "@gw/contracts";
 import { DEFAULT_MEDIA_LIMITS, type DeliveryPlugin, type HttpClientFactory, type MediaLimits } from "./channels/registry.js";
 import { HttpClients } from "./http-clients.js";
-import { type InboundPolicy, inboundPolicyOf } from "./inbound/sender-policy.js";
+import { type InboundPolicy, inboundPolicyOf } from "./sender-policy.js";
 
 /** One account of one configured channel, with its adapter. */
 export interface ChannelAccount {

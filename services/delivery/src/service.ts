@@ -57,12 +57,6 @@ const CLAIM_TTL_MS = 15_000;
  */
 const INBOUND_LEASE_MS = 10_000;
 
-/**
- * The delivery service (DESIGN §9): `send`, `poll`, `channels.status` and the durable outbox of
- * agents' answers, served on `<prefix>.rpc.delivery.*` in the `delivery` queue group. Written
- * once against the ports; main.ts (NATS, Redis, JetStream) and the embedded gateway (in-process
- * bus, memory, files) run it.
- */
 function deliveryOutcomes(metrics: Metrics): (kind: "send" | "poll", channel: string, outcome: string) => void {
   const sends = metrics.counter({
     name: "gw_delivery_sends_total",
@@ -72,22 +66,21 @@ function deliveryOutcomes(metrics: Metrics): (kind: "send" | "poll", channel: st
   return (kind, channel, outcome) => sends.inc({ kind, channel, outcome });
 }
 
-export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<DeliveryService> {
+/** Sends through the channel directory: once per idempotency key, paced, its outcomes counted. */
+function makeDispatcher(
+  deps: DeliveryServiceDeps,
+  directory: ChannelDirectory,
+  status: StatusBook,
+  media: { allowHosts: string[]; allowPrivateNetworks: boolean },
+): Dispatcher {
   const settings = deps.config.delivery;
-  const mediaPolicy = { allowHosts: settings.media.allowHosts, allowPrivateNetworks: settings.media.allowPrivateNetworks };
-  const directory = ChannelDirectory.build(deps.config.channels, deps.plugins, withMediaPolicy(deps.http, mediaPolicy), {
-    maxBytes: settings.media.maxBytes,
-    timeoutMs: settings.media.timeoutMs,
-  });
   const windowMs = settings.idempotencyWindowSeconds * 1000;
-  const claimTtlMs = CLAIM_TTL_MS;
-  const status = new StatusBook(deps.fastStore, deps.logger);
-  const dispatcher = new Dispatcher({
+  return new Dispatcher({
     directory,
     store: deps.fastStore,
     idempotency: new RunOnce<string[]>(deps.fastStore, {
       windowMs,
-      claimTtlMs,
+      claimTtlMs: CLAIM_TTL_MS,
       stillRunning: () => new GatewayError("TIMEOUT", "an earlier request with this idempotencyKey is still being delivered"),
       conflict: () =>
         new GatewayError("CONFLICT", "idempotencyKey was already used for a different request; use a new key for a new message"),
@@ -99,14 +92,31 @@ export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<D
     callTimeoutMs: settings.callTimeoutMs,
     sendTimeoutMs: settings.sendTimeoutMs,
     windowMs,
-    media: mediaPolicy,
+    media,
     pacing: settings.pacing,
     ...(deps.metrics ? { onOutcome: deliveryOutcomes(deps.metrics) } : {}),
   });
+}
+
+/**
+ * The delivery service (DESIGN §9): `send`, `poll`, `channels.status` and the durable outbox of
+ * agents' answers, served on `<prefix>.rpc.delivery.*` in the `delivery` queue group. Written
+ * once against the ports; main.ts (NATS, Redis, JetStream) and the embedded gateway (in-process
+ * bus, memory, files) run it.
+ */
+export async function startDeliveryService(deps: DeliveryServiceDeps): Promise<DeliveryService> {
+  const settings = deps.config.delivery;
+  const mediaPolicy = { allowHosts: settings.media.allowHosts, allowPrivateNetworks: settings.media.allowPrivateNetworks };
+  const directory = ChannelDirectory.build(deps.config.channels, deps.plugins, withMediaPolicy(deps.http, mediaPolicy), {
+    maxBytes: settings.media.maxBytes,
+    timeoutMs: settings.media.timeoutMs,
+  });
+  const status = new StatusBook(deps.fastStore, deps.logger);
+  const dispatcher = makeDispatcher(deps, directory, status, mediaPolicy);
   const replicaId = deps.replicaId ?? randomUUID();
   const outbox = new Outbox(
     { kv: await deps.durable.kv("delivery_outbox"), store: deps.fastStore, dispatcher, logger: deps.logger },
-    { replicaId, retryForMs: settings.outboxRetryForSeconds * 1000, leaseMs: claimTtlMs },
+    { replicaId, retryForMs: settings.outboxRetryForSeconds * 1000, leaseMs: CLAIM_TTL_MS },
   );
   const reporter = new ChannelStatusReporter({ directory, status, probeCacheMs: settings.probeCacheMs });
 

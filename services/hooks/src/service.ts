@@ -62,32 +62,8 @@ function wakeMode(value: string, field: string): HookWakeMode {
 export async function startHooksService(deps: HooksServiceDeps): Promise<HooksService> {
   const { config, logger } = deps;
   const settings = config.hooks;
-  const mappings = MappingTable.compile(settings.mappings);
-  const [wakeKv, deferredKv, slotKv] = await Promise.all([
-    deps.durable.kv("hooks_wake"),
-    deps.durable.kv("hooks_deferred"),
-    deps.durable.kv("hooks_turn"),
-  ]);
-  const wake = new WakeQueue(wakeKv);
-  const deferred = new DeferredRuns(deferredKv);
   const dispatcher = new RunDispatcher({ bus: deps.bus, subjects: deps.subjects, ...deps.runs });
-  const heartbeat = new Heartbeat({
-    wake,
-    deferred,
-    slot: new TurnSlot(slotKv),
-    dispatcher,
-    store: deps.fastStore,
-    replicaId: deps.replicaId ?? randomUUID(),
-    logger,
-    settings: {
-      mainSessionKey: settings.mainSessionKey,
-      intervalMs: settings.heartbeat.intervalSeconds * 1000,
-      prompt: settings.heartbeat.prompt,
-      channel: settings.heartbeat.channel,
-      to: settings.heartbeat.to,
-      maxEventsPerTurn: settings.heartbeat.maxEventsPerTurn,
-    },
-  });
+  const { wake, deferred, heartbeat } = await makeHeartbeat(deps, dispatcher);
   const actions = new HookActions({
     config,
     bus: deps.bus,
@@ -99,59 +75,7 @@ export async function startHooksService(deps: HooksServiceDeps): Promise<HooksSe
     heartbeat,
     logger,
   });
-  const once = new DeliveryOnce(deps.fastStore, {
-    windowMs: settings.idempotencyWindowSeconds * 1000,
-    claimTtlMs: CLAIM_TTL_MS,
-    waitMs: REPEAT_WAIT_MS,
-  });
-  /** Runs `accept` once per delivery id; without an id, every request is a new delivery. */
-  const oncePer = (scope: string, id: string | undefined, body: string, accept: () => Promise<HookAccepted>) =>
-    id === undefined ? accept() : once.run(scope, id, body, accept);
-
-  const agentHook = (req: HookAgentRequest) => ({
-    message: req.message,
-    agentId: req.agentId,
-    sessionKey: req.sessionKey,
-    name: req.name ?? "Hook",
-    deliver: req.deliver,
-    channel: req.channel,
-    to: req.to,
-    model: req.model,
-    thinking: req.thinking,
-    wakeMode: wakeMode(req.wakeMode, "wakeMode"),
-    timeoutSeconds: req.timeoutSeconds,
-  });
-
-  const mapping = async (req: HookMappingRequest): Promise<HookAccepted> => {
-    const found = mappings.get(req.path);
-    if (found === undefined) throw new GatewayError("NOT_FOUND", `no hook at ${settings.path}/${req.path}`);
-    const payloadText = Buffer.from(req.payloadJson).toString("utf8");
-    let payload: unknown;
-    try {
-      payload = payloadText === "" ? {} : JSON.parse(payloadText);
-    } catch {
-      throw new GatewayError("INVALID_REQUEST", "the request body is not JSON");
-    }
-    const ctx = { payload, headers: req.headers, query: req.query };
-    const rendered = renderMapping(found, ctx);
-    return oncePer(`mapping:${found.path}`, deliveryIdOf(found, ctx) ?? req.idempotencyKey, payloadText, () =>
-      rendered.kind === "wake" ? actions.wake(rendered.text, rendered.wakeMode, `hooks/${found.path}`) : actions.agent(rendered.hook),
-    );
-  };
-
-  const served: Unsubscribe[] = [
-    serveRpc(deps.bus, deps.subjects, RPC.hooksWake, (req) => {
-      const mode = wakeMode(req.mode, "mode");
-      if (req.text === "") throw new GatewayError("INVALID_REQUEST", "text must not be empty");
-      return oncePer("wake", req.idempotencyKey, JSON.stringify([req.text, mode]), () => actions.wake(req.text, mode, "wake"));
-    }),
-    serveRpc(deps.bus, deps.subjects, RPC.hooksAgent, (req) => {
-      const hook = agentHook(req);
-      if (hook.message === "") throw new GatewayError("INVALID_REQUEST", "message must not be empty");
-      return oncePer("agent", req.idempotencyKey, JSON.stringify(hook), () => actions.agent(hook));
-    }),
-    serveRpc(deps.bus, deps.subjects, RPC.hooksMapping, mapping),
-  ];
+  const served = serveHooks(deps, actions);
   await heartbeat.start();
   const cron = await startCron({ ...deps, registry: deps.runs.registry, dispatcher, actions });
   logger.info(
@@ -172,4 +96,95 @@ export async function startHooksService(deps: HooksServiceDeps): Promise<HooksSe
       await heartbeat.stop();
     },
   };
+}
+
+/** The heartbeat and the durable queues it reads: wake texts, deferred runs and the turn slot. */
+async function makeHeartbeat(deps: HooksServiceDeps, dispatcher: RunDispatcher) {
+  const settings = deps.config.hooks;
+  const [wakeKv, deferredKv, slotKv] = await Promise.all([
+    deps.durable.kv("hooks_wake"),
+    deps.durable.kv("hooks_deferred"),
+    deps.durable.kv("hooks_turn"),
+  ]);
+  const wake = new WakeQueue(wakeKv);
+  const deferred = new DeferredRuns(deferredKv);
+  const heartbeat = new Heartbeat({
+    wake,
+    deferred,
+    slot: new TurnSlot(slotKv),
+    dispatcher,
+    store: deps.fastStore,
+    replicaId: deps.replicaId ?? randomUUID(),
+    logger: deps.logger,
+    settings: {
+      mainSessionKey: settings.mainSessionKey,
+      intervalMs: settings.heartbeat.intervalSeconds * 1000,
+      prompt: settings.heartbeat.prompt,
+      channel: settings.heartbeat.channel,
+      to: settings.heartbeat.to,
+      maxEventsPerTurn: settings.heartbeat.maxEventsPerTurn,
+    },
+  });
+  return { wake, deferred, heartbeat };
+}
+
+function agentHookOf(req: HookAgentRequest) {
+  return {
+    message: req.message,
+    agentId: req.agentId,
+    sessionKey: req.sessionKey,
+    name: req.name ?? "Hook",
+    deliver: req.deliver,
+    channel: req.channel,
+    to: req.to,
+    model: req.model,
+    thinking: req.thinking,
+    wakeMode: wakeMode(req.wakeMode, "wakeMode"),
+    timeoutSeconds: req.timeoutSeconds,
+  };
+}
+
+/** The hook RPCs the edge forwards (wake, agent, mapped paths), each accepted once per delivery id. */
+function serveHooks(deps: HooksServiceDeps, actions: HookActions): Unsubscribe[] {
+  const settings = deps.config.hooks;
+  const mappings = MappingTable.compile(settings.mappings);
+  const once = new DeliveryOnce(deps.fastStore, {
+    windowMs: settings.idempotencyWindowSeconds * 1000,
+    claimTtlMs: CLAIM_TTL_MS,
+    waitMs: REPEAT_WAIT_MS,
+  });
+  /** Runs `accept` once per delivery id; without an id, every request is a new delivery. */
+  const oncePer = (scope: string, id: string | undefined, body: string, accept: () => Promise<HookAccepted>) =>
+    id === undefined ? accept() : once.run(scope, id, body, accept);
+
+  const mapping = async (req: HookMappingRequest): Promise<HookAccepted> => {
+    const found = mappings.get(req.path);
+    if (found === undefined) throw new GatewayError("NOT_FOUND", `no hook at ${settings.path}/${req.path}`);
+    const payloadText = Buffer.from(req.payloadJson).toString("utf8");
+    let payload: unknown;
+    try {
+      payload = payloadText === "" ? {} : JSON.parse(payloadText);
+    } catch {
+      throw new GatewayError("INVALID_REQUEST", "the request body is not JSON");
+    }
+    const ctx = { payload, headers: req.headers, query: req.query };
+    const rendered = renderMapping(found, ctx);
+    return oncePer(`mapping:${found.path}`, deliveryIdOf(found, ctx) ?? req.idempotencyKey, payloadText, () =>
+      rendered.kind === "wake" ? actions.wake(rendered.text, rendered.wakeMode, `hooks/${found.path}`) : actions.agent(rendered.hook),
+    );
+  };
+
+  return [
+    serveRpc(deps.bus, deps.subjects, RPC.hooksWake, (req) => {
+      const mode = wakeMode(req.mode, "mode");
+      if (req.text === "") throw new GatewayError("INVALID_REQUEST", "text must not be empty");
+      return oncePer("wake", req.idempotencyKey, JSON.stringify([req.text, mode]), () => actions.wake(req.text, mode, "wake"));
+    }),
+    serveRpc(deps.bus, deps.subjects, RPC.hooksAgent, (req) => {
+      const hook = agentHookOf(req);
+      if (hook.message === "") throw new GatewayError("INVALID_REQUEST", "message must not be empty");
+      return oncePer("agent", req.idempotencyKey, JSON.stringify(hook), () => actions.agent(hook));
+    }),
+    serveRpc(deps.bus, deps.subjects, RPC.hooksMapping, mapping),
+  ];
 }

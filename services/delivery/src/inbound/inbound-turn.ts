@@ -14,7 +14,7 @@ import { type InboundRoute, routeOf } from "./inbound-route.js";
 import type { QueueRead, QueuedMessage } from "./inbound-store.js";
 import { capTurn, inboxEntryOf, type PlannedTurn } from "./pending-queue.js";
 import type { PairingBook, PairingEntry } from "./sender-approval-book.js";
-import { allowListed, judgeSender, needsApprovalLookup, type Verdict } from "./sender-policy.js";
+import { allowListed, judgeSender, needsApprovalLookup, type Verdict } from "../sender-policy.js";
 import type { InboundOrigin } from "./sink.js";
 import { startTyping } from "./typing.js";
 

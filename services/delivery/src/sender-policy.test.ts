@@ -1,6 +1,6 @@
 import { type InboundMessage } from "@gw/channels";
-import { SignalSettingsSchema } from "../channels/signal/settings.js";
-import { WhatsAppSettingsSchema } from "../channels/whatsapp/settings.js";
+import { SignalSettingsSchema } from "./channels/signal/settings.js";
+import { WhatsAppSettingsSchema } from "./channels/whatsapp/settings.js";
 import { describe, expect, it } from "vitest";
 import { allowListed, inboundPolicyOf, judgeSender, needsApprovalLookup } from "./sender-policy.js";
 
