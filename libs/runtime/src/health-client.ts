@@ -1,3 +1,5 @@
+// A grpc.health.v1 client on grpc-js, for tests and tools (`@gw/runtime/health-client`): grpc-js is a
+// dev dependency, so no service imports this; Kubernetes probes the servers natively.
 import * as grpc from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
 

@@ -1,5 +1,4 @@
 export { type BackoffPolicy, retryDelay, sleep } from "./backoff.js";
-export { checkHealth, type HealthAnswer, healthClient } from "./health-client.js";
 export { type HealthServer, type HealthServerOptions, LIVENESS_SERVICE, startHealthServer } from "./health-server.js";
 export { createLogger, type Logger, type LoggerOptions, REDACT_PATHS } from "./logger.js";
 export {
