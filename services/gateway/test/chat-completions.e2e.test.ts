@@ -114,7 +114,8 @@ describe.each(MODES)("POST /v1/chat/completions (%s)", (mode) => {
       [{ n: 3 }, "n"],
       [{ logit_bias: { "1": 5 } }, "logit_bias"],
       [{ logprobs: true }, "logprobs"],
-      [{ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.org/a.png" } }] }] }, "messages[0].content[0].type"],
+      // Agent oa's model is configured without image input (models.providers.<id>.input).
+      [{ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.org/a.png" } }] }] }, "messages[0].content[0]"],
       [{ messages: [{ role: "user", content: "x" }, { role: "tool", tool_call_id: "call_9", content: "orphan" }] }, "messages[1]"],
       [{ messages: [{ role: "user", content: "x" }, { role: "assistant", content: "last" }] }, "messages[1]"],
       [{ tools: [{ type: "custom", custom: { name: "x" } }] }, "tools[0].type"],
