@@ -3,44 +3,24 @@
  * rate limit, last inbound message and inbound error), read again every few seconds while the
  * tab is open; the gateway sends no event when a probe's answer changes.
  */
-import type { ChannelView, ConnectAnswer, GatewayClient } from "@gw/client";
-import type { ControlView } from "./control.js";
-import { button, byId, el, refreshWhileShown, when } from "./view.js";
+import type { ChannelView } from "@gw/client";
+import { PolledView } from "./polled-view.js";
+import { button, byId, el, when } from "./view.js";
 
 const REFRESH_MS = 5_000;
 
-export class ChannelsView implements ControlView {
-  private readonly root = byId("view-channels");
+export class ChannelsView extends PolledView {
   private readonly table = el("div", "channels");
   private readonly updated = el("span", "muted");
-  private client: GatewayClient | undefined;
-  private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor() {
+    super(byId("view-channels"), REFRESH_MS);
     const toolbar = el("div", "toolbar");
     toolbar.append(button("Refresh", () => this.load()), this.updated);
     this.root.append(toolbar, this.table);
   }
 
-  async up(client: GatewayClient, _hello: ConnectAnswer): Promise<void> {
-    this.client = client;
-    await this.load();
-  }
-
-  down(): void {
-    this.client = undefined;
-  }
-
-  event(): void {
-    // channels.status has no event; shown() polls while the tab is open.
-  }
-
-  shown(): void {
-    clearInterval(this.timer);
-    this.timer = refreshWhileShown(this.root, () => this.load(), REFRESH_MS);
-  }
-
-  private async load(): Promise<void> {
+  protected async load(): Promise<void> {
     if (this.client === undefined) return;
     const answer = await this.client.request("channels.status");
     this.render(answer.channels);

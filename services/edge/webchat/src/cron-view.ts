@@ -3,45 +3,25 @@
  * again every few seconds while the tab is open, with a button that runs a job now (`cron.run`).
  * Jobs are added and changed in the config file, with `gateway cron add`, or `cron.*` calls.
  */
-import { type ConnectAnswer, type GatewayClient, GatewayRpcError } from "@gw/client";
+import { type GatewayClient, GatewayRpcError } from "@gw/client";
 import type { CronJobView } from "@gw/contracts";
-import type { ControlView } from "./control.js";
-import { button, byId, el, refreshWhileShown, when } from "./view.js";
+import { PolledView } from "./polled-view.js";
+import { button, byId, el, when } from "./view.js";
 
 const REFRESH_MS = 5_000;
 
-export class CronView implements ControlView {
-  private readonly root = byId("view-cron");
+export class CronView extends PolledView {
   private readonly list = el("ul", "cron-jobs");
-  private client: GatewayClient | undefined;
-  private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor() {
+    super(byId("view-cron"), REFRESH_MS);
     const toolbar = el("div", "toolbar");
     toolbar.append(button("Refresh", () => this.load()));
     this.list.setAttribute("aria-label", "Scheduled jobs");
     this.root.append(toolbar, this.list);
   }
 
-  async up(client: GatewayClient, _hello: ConnectAnswer): Promise<void> {
-    this.client = client;
-    await this.load();
-  }
-
-  down(): void {
-    this.client = undefined;
-  }
-
-  event(): void {
-    // Firings send no event of their own; shown() reads the list again while the tab is open.
-  }
-
-  shown(): void {
-    clearInterval(this.timer);
-    this.timer = refreshWhileShown(this.root, () => this.load(), REFRESH_MS);
-  }
-
-  private async load(): Promise<void> {
+  protected async load(): Promise<void> {
     if (this.client === undefined) return;
     let answer;
     try {
