@@ -11,6 +11,6 @@ export {
 } from "./channels/registry.js";
 export { HttpClients } from "./http-clients.js";
 export { type DeliveryService, type DeliveryServiceDeps, startDeliveryService } from "./service.js";
-export { DEFAULT_RECEIVER_TIMING, type ReceiverTiming } from "./inbound/account-receiver.js";
-export { type Receivers, type ReceiversDeps, startReceivers } from "./inbound/receivers.js";
-export type { InboundOrigin, InboundSink } from "./inbound/sink.js";
+export { DEFAULT_RECEIVER_TIMING, type ReceiverTiming } from "./inbound/receive/account-receiver.js";
+export { type Receivers, type ReceiversDeps, startReceivers } from "./inbound/receive/receivers.js";
+export type { InboundOrigin, InboundSink } from "./inbound/store/sink.js";

@@ -8,12 +8,12 @@ import { type DurableStore, type FastStore, RunOnce } from "@gw/store";
 import { ChannelDirectory } from "./channel-directory.js";
 import { ChannelStatusReporter } from "./channel-status.js";
 import type { DeliveryPlugin, HttpClientFactory } from "./channels/registry.js";
-import { Dispatcher } from "./dispatcher.js";
+import { Dispatcher } from "./outbound/dispatcher.js";
 import { withMediaPolicy } from "./http-clients.js";
 import { type Inbound, startInbound } from "./inbound/inbound-service.js";
-import { startReceivers } from "./inbound/receivers.js";
-import { Outbox } from "./outbox.js";
-import { Pacer } from "./pacer.js";
+import { startReceivers } from "./inbound/receive/receivers.js";
+import { Outbox } from "./outbound/outbox.js";
+import { Pacer } from "./outbound/pacer.js";
 import { StatusBook } from "./status-book.js";
 
 export interface DeliveryServiceDeps {

@@ -3,7 +3,7 @@ import { parseConfig } from "@gw/config";
 import { ChannelDirectory } from "../src/channel-directory.js";
 import type { DeliveryPlugin } from "../src/channels/registry.js";
 import { telegramPlugin } from "../src/channels/telegram/plugin.js";
-import type { InboundOrigin, InboundSink } from "../src/inbound/sink.js";
+import type { InboundOrigin, InboundSink } from "../src/inbound/store/sink.js";
 
 /**
  * A platform's message log in memory, read the way pollers read one: from a cursor (the index

@@ -4,8 +4,8 @@ import { createMemoryFastStore, type FastStore, RunOnce } from "@gw/store";
 import { ChannelDirectory } from "../src/channel-directory.js";
 import type { DeliveryPlugin } from "../src/channels/registry.js";
 import { telegramPlugin } from "../src/channels/telegram/plugin.js";
-import { Dispatcher } from "../src/dispatcher.js";
-import { Pacer } from "../src/pacer.js";
+import { Dispatcher } from "../src/outbound/dispatcher.js";
+import { Pacer } from "../src/outbound/pacer.js";
 import { StatusBook } from "../src/status-book.js";
 
 /** A platform in memory: records calls, fails as scripted, validates digits-only recipients. */

@@ -6,11 +6,11 @@ import { DEFAULT_QUEUE, type QueueMode } from "@gw/config";
 import { createLogger } from "@gw/runtime";
 import { createFileDurableStore, createMemoryFastStore, type DurableStore, type FastStore } from "@gw/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { inboundMessage } from "../../test/inbound-fixtures.js";
-import { StatusBook } from "../status-book.js";
-import { AnsweredEvents } from "./answered-events.js";
+import { inboundMessage } from "../../../test/inbound-fixtures.js";
+import { StatusBook } from "../../status-book.js";
+import { AnsweredEvents } from "../store/answered-events.js";
 import { InboundProcessor } from "./inbound-processor.js";
-import { InboundStore, type QueuedMessage, type QueueRead } from "./inbound-store.js";
+import { InboundStore, type QueuedMessage, type QueueRead } from "../store/inbound-store.js";
 import type { PlannedTurn } from "./pending-queue.js";
 
 const logger = createLogger({ service: "test", level: "silent" });

@@ -7,7 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { setup } from "../test/scripted-channel.js";
+import { setup } from "../../test/scripted-channel.js";
 import { Outbox } from "./outbox.js";
 
 const logger = createLogger({ service: "test", level: "silent" });

@@ -11,7 +11,7 @@ import { guardUrl, type SsrfPolicy } from "@gw/http-client";
 import type { Logger } from "@gw/runtime";
 import { type FastStore, fingerprint, KeyedMutex, type RunOnce } from "@gw/store";
 import { z } from "zod";
-import type { ChannelAccount, ChannelDirectory } from "./channel-directory.js";
+import type { ChannelAccount, ChannelDirectory } from "../channel-directory.js";
 import { deadline } from "./deadline.js";
 import { toGatewayError } from "./delivery-errors.js";
 import type { PaceTarget } from "./pacer.js";

@@ -1,10 +1,10 @@
 import { type BackoffPolicy, type Logger, retryDelay } from "@gw/runtime";
 import { randomUUID } from "node:crypto";
 import { type FastStore, type HeldLease, leaseTiming, withLease } from "@gw/store";
-import type { StatusBook } from "../status-book.js";
-import type { AnsweredEvents } from "./answered-events.js";
-import { eventKeyOf } from "./conversation.js";
-import type { InboundStore, QueueRead } from "./inbound-store.js";
+import type { StatusBook } from "../../status-book.js";
+import type { AnsweredEvents } from "../store/answered-events.js";
+import { eventKeyOf } from "../store/conversation.js";
+import type { InboundStore, QueueRead } from "../store/inbound-store.js";
 import type { InboundTurn, TurnOutcome } from "./inbound-turn.js";
 import { endTurn, type PlannedTurn, planTurn, runningTurn } from "./pending-queue.js";
 

@@ -1,10 +1,10 @@
 import type { Logger } from "@gw/runtime";
 import type { DurableStore, FastStore } from "@gw/store";
-import type { ChannelDirectory } from "../channel-directory.js";
-import { StatusBook } from "../status-book.js";
+import type { ChannelDirectory } from "../../channel-directory.js";
+import { StatusBook } from "../../status-book.js";
 import { AccountReceiver, DEFAULT_RECEIVER_TIMING, type ReceiverTiming } from "./account-receiver.js";
 import { ReceiverCursors } from "./receiver-cursors.js";
-import type { InboundSink } from "./sink.js";
+import type { InboundSink } from "../store/sink.js";
 
 export interface ReceiversDeps {
   directory: ChannelDirectory;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFileDurableStore, type DurableKv, type DurableStore } from "@gw/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { inboundMessage } from "../../test/inbound-fixtures.js";
+import { inboundMessage } from "../../../test/inbound-fixtures.js";
 import { InboundStore } from "./inbound-store.js";
 
 const origin = { channelId: "tg", accountId: "default" };

@@ -2,7 +2,7 @@ import type { InboundMessage } from "@gw/channels";
 import { DmPolicySchema } from "@gw/channels";
 import { type Binding, DEFAULT_QUEUE, GatewayConfigSchema } from "@gw/config";
 import { describe, expect, it } from "vitest";
-import type { ChannelAccount } from "../channel-directory.js";
+import type { ChannelAccount } from "../../channel-directory.js";
 import { routeOf } from "./inbound-route.js";
 
 const account = {

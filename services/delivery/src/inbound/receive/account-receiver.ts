@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { ChannelReceiver } from "@gw/channels";
 import { type Logger, retryDelay, sleep } from "@gw/runtime";
 import { type HeldLease, type LeaseStore, type LeaseTiming, withLease } from "@gw/store";
-import type { StatusBook } from "../status-book.js";
+import type { StatusBook } from "../../status-book.js";
 import { FencedOut, type ReceiverCursors } from "./receiver-cursors.js";
-import type { InboundOrigin, InboundSink } from "./sink.js";
+import type { InboundOrigin, InboundSink } from "../store/sink.js";
 
 export interface ReceiverTiming extends LeaseTiming {
   /** How often a replica that does not hold the lease tries for it (jittered by up to a half). */

@@ -12,12 +12,12 @@ import {
   waitFor,
 } from "@gw/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ChannelDirectory } from "./channel-directory.js";
-import { CHANNEL_PLUGINS } from "./channels/index.js";
+import { ChannelDirectory } from "../channel-directory.js";
+import { CHANNEL_PLUGINS } from "../channels/index.js";
 import { Dispatcher } from "./dispatcher.js";
-import { HttpClients } from "./http-clients.js";
+import { HttpClients } from "../http-clients.js";
 import { Pacer } from "./pacer.js";
-import { StatusBook } from "./status-book.js";
+import { StatusBook } from "../status-book.js";
 
 const [bot] = DEFAULT_DISCORD_BOTS;
 const [number] = DEFAULT_WHATSAPP_NUMBERS;

@@ -1,7 +1,7 @@
 import { ChannelError, type OutboundMessage } from "@gw/channels";
 import type { DeliverySendRequest } from "@gw/contracts";
 import { describe, expect, it } from "vitest";
-import { setup } from "../test/scripted-channel.js";
+import { setup } from "../../test/scripted-channel.js";
 
 const request = (over: Partial<DeliverySendRequest> = {}): DeliverySendRequest => ({
   channel: "",

@@ -3,9 +3,9 @@ import type { InboundMessage } from "@gw/channels";
 import type { QueueSettings } from "@gw/config";
 import type { Logger } from "@gw/runtime";
 import { requestRunAbort, type RunRegistry } from "@gw/runs";
-import type { InboundStore } from "./inbound-store.js";
+import type { InboundStore } from "../store/inbound-store.js";
 import { inboxEntryOf, markInterrupt, markSteer, untouched } from "./pending-queue.js";
-import type { InboundOrigin } from "./sink.js";
+import type { InboundOrigin } from "../store/sink.js";
 
 export interface QueueArrivalsDeps {
   store: InboundStore;

@@ -1,9 +1,9 @@
 import type { InboundReply as PluginReply, InboundResult, RawInbound } from "@gw/channels";
 import type { InboundReply, InboundRequest } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
-import type { ChannelAccount, ChannelDirectory } from "../channel-directory.js";
-import type { StatusBook } from "../status-book.js";
-import type { InboundSink } from "./sink.js";
+import type { ChannelAccount, ChannelDirectory } from "../../channel-directory.js";
+import type { StatusBook } from "../../status-book.js";
+import type { InboundSink } from "../store/sink.js";
 
 function jsonReply(status: number, body: Record<string, unknown>): PluginReply {
   return { status, headers: { "content-type": "application/json; charset=utf-8" }, body: JSON.stringify(body) };

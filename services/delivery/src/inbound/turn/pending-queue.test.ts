@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { inboundMessage } from "../../test/inbound-fixtures.js";
-import type { QueuedMessage, SessionQueue } from "./inbound-store.js";
+import { inboundMessage } from "../../../test/inbound-fixtures.js";
+import type { QueuedMessage, SessionQueue } from "../store/inbound-store.js";
 import { capTurn, endTurn, inboxEntryOf, markInterrupt, markSteer, planTurn, runningTurn, summaryNote, turnRunId, untouched } from "./pending-queue.js";
 
 const item = (id: string, over: Partial<QueuedMessage> = {}): QueuedMessage => ({ message: inboundMessage(id), receivedAt: Number(id), ...over });

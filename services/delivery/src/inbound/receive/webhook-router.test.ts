@@ -4,12 +4,12 @@ import type { InboundRequest } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
 import { createMemoryFastStore } from "@gw/store";
 import { describe, expect, it } from "vitest";
-import { inboundMessage } from "../../test/inbound-fixtures.js";
-import { ChannelDirectory } from "../channel-directory.js";
-import { slackPlugin } from "../channels/slack/plugin.js";
-import { telegramPlugin } from "../channels/telegram/plugin.js";
-import { StatusBook } from "../status-book.js";
-import type { InboundOrigin, InboundSink } from "./sink.js";
+import { inboundMessage } from "../../../test/inbound-fixtures.js";
+import { ChannelDirectory } from "../../channel-directory.js";
+import { slackPlugin } from "../../channels/slack/plugin.js";
+import { telegramPlugin } from "../../channels/telegram/plugin.js";
+import { StatusBook } from "../../status-book.js";
+import type { InboundOrigin, InboundSink } from "../store/sink.js";
 import { WebhookRouter } from "./webhook-router.js";
 
 const logger = createLogger({ service: "test", level: "silent" });

@@ -4,7 +4,7 @@ import { createJetStreamDurableStore, createRedisFastStore, type DurableStore, t
 import { type NatsServerHandle, type RedisServerHandle, startNats, startRedis, waitUntil } from "@gw/testing";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { MemorySink, MessageLog, receiverDirectory } from "../../test/memory-receiver.js";
+import { MemorySink, MessageLog, receiverDirectory } from "../../../test/memory-receiver.js";
 import { receiverKey } from "./account-receiver.js";
 import { FencedOut, ReceiverCursors } from "./receiver-cursors.js";
 import { type Receivers, startReceivers } from "./receivers.js";

@@ -1,7 +1,7 @@
 import type { QueueSettings } from "@gw/config";
 import type { InboxEntry } from "@gw/contracts";
-import { eventKeyOf, turnText } from "./conversation.js";
-import type { QueuedMessage, SessionQueue } from "./inbound-store.js";
+import { eventKeyOf, turnText } from "../store/conversation.js";
+import type { QueuedMessage, SessionQueue } from "../store/inbound-store.js";
 
 /**
  * The queue modes' bookkeeping on a session's stored messages (issue 26 §1), pure: each function

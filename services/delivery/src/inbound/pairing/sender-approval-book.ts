@@ -3,8 +3,8 @@ import type { InboundMessage } from "@gw/channels";
 import { decodeJson, GatewayError, isGatewayError } from "@gw/contracts";
 import type { DurableKv } from "@gw/store";
 import { z } from "zod";
-import { normaliseSender } from "../sender-policy.js";
-import type { InboundOrigin } from "./sink.js";
+import { normaliseSender } from "../../sender-policy.js";
+import type { InboundOrigin } from "../store/sink.js";
 
 const PairingEntrySchema = z.object({
   channel: z.string(),

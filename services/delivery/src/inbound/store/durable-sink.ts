@@ -1,7 +1,7 @@
 import type { InboundMessage } from "@gw/channels";
 import type { Logger } from "@gw/runtime";
-import type { ChannelDirectory } from "../channel-directory.js";
-import type { StatusBook } from "../status-book.js";
+import type { ChannelDirectory } from "../../channel-directory.js";
+import type { StatusBook } from "../../status-book.js";
 import type { AnsweredEvents } from "./answered-events.js";
 import { eventKeyOf, sessionKeyOf } from "./conversation.js";
 import type { InboundStore } from "./inbound-store.js";

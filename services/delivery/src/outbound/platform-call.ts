@@ -1,8 +1,8 @@
 import { ChannelError, isChannelError } from "@gw/channels";
 import { type BackoffPolicy, retryDelay, sleep } from "@gw/runtime";
 import { type PaceTarget, type Pacer } from "./pacer.js";
-import type { StatusBook } from "./status-book.js";
-import type { ChannelAccount } from "./channel-directory.js";
+import type { StatusBook } from "../status-book.js";
+import type { ChannelAccount } from "../channel-directory.js";
 import { deadline as deadlineOf } from "./deadline.js";
 
 export interface PlatformCallDeps {

@@ -1,8 +1,8 @@
 import { rateRulesFor } from "@gw/channels";
 import { createMemoryFastStore } from "@gw/store";
 import { describe, expect, it } from "vitest";
-import { slackPlugin } from "./channels/slack/plugin.js";
-import { telegramPlugin } from "./channels/telegram/plugin.js";
+import { slackPlugin } from "../channels/slack/plugin.js";
+import { telegramPlugin } from "../channels/telegram/plugin.js";
 import { PaceAborted, Pacer, type PaceTarget } from "./pacer.js";
 
 const store = () => createMemoryFastStore();

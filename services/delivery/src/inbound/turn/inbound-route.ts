@@ -1,7 +1,7 @@
 import type { InboundMessage } from "@gw/channels";
 import { type Binding, bindingFor, DEFAULT_QUEUE, type QueueSettings } from "@gw/config";
-import type { ChannelAccount } from "../channel-directory.js";
-import type { InboundPolicy } from "../sender-policy.js";
+import type { ChannelAccount } from "../../channel-directory.js";
+import type { InboundPolicy } from "../../sender-policy.js";
 
 /** Who answers one inbound message, and under which sender policy. */
 export interface InboundRoute {

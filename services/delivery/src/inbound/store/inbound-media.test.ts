@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ChannelError, type FetchedFile, type InboundAttachment, type InboundFiles } from "@gw/channels";
 import { createFileDurableStore, type DurableKv, type DurableStore } from "@gw/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { inboundMessage } from "../../test/inbound-fixtures.js";
+import { inboundMessage } from "../../../test/inbound-fixtures.js";
 import { turnText } from "./conversation.js";
 import { InboundMedia } from "./inbound-media.js";
 

@@ -8,8 +8,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { inboundMessage } from "../../test/inbound-fixtures.js";
-import { InboundStore } from "./inbound-store.js";
+import { inboundMessage } from "../../../test/inbound-fixtures.js";
+import { InboundStore } from "../store/inbound-store.js";
 import { planTurn } from "./pending-queue.js";
 import { QueueArrivals } from "./queue-arrivals.js";
 
