@@ -1,6 +1,7 @@
 export { describeIssues } from "./describe-issues.js";
 export * from "./encode.js";
 export * from "./errors.js";
+export { given } from "./given.js";
 export * from "./gen/gateway/v1/agents.pb.js";
 export { ErrorCode, RpcError, RpcReply } from "./gen/gateway/v1/common.pb.js";
 export {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callRpc, createSubjects, InProcessBus, serveRpc } from "@gw/bus";
 import { defaultConfig } from "@gw/config";
-import { decodeClientEvent, type NewSessionEntry, RPC } from "@gw/contracts";
+import { decodeClientEvent, decodeJson, type NewSessionEntry, RPC, SessionChangesSchema } from "@gw/contracts";
 import { createLogger } from "@gw/runtime";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileSessionRepository } from "./files/file-repository.js";
@@ -83,6 +83,15 @@ describe("sessions service over the bus", () => {
     expect(events).toEqual([{ event: "session.created", payload: { key: "web:a", agentId: "main" } }]);
   });
 
+  it("patches only the fields given, and reads the \"\" an older edge sends for a field it did not give as absent", async () => {
+    await call(RPC.sessionsAppend, { key: "web:p", agentId: "", entries: [] });
+    const fresh = await call(RPC.sessionsPatch, { key: "web:p", thinking: "high" });
+    expect(decodeJson(fresh.changesJson, SessionChangesSchema, "changes")).toEqual({ thinking: "high" });
+    const older = await call(RPC.sessionsPatch, { key: "web:p", agentId: "", model: "", thinking: "low" });
+    expect(decodeJson(older.changesJson, SessionChangesSchema, "changes")).toEqual({ thinking: "low" });
+    expect(older.session).toMatchObject({ agentId: "main", thinking: "low" });
+  });
+
   it("creates on history(create) and answers NOT_FOUND without it", async () => {
     await expect(call(RPC.sessionsHistory, { key: "web:new", agentId: "", limit: 0, create: false })).rejects.toMatchObject({ code: "NOT_FOUND" });
     const res = await call(RPC.sessionsHistory, { key: "web:new", agentId: "smart", limit: 0, create: true });
@@ -93,11 +102,11 @@ describe("sessions service over the bus", () => {
     const bad = [
       call(RPC.sessionsAppend, { key: "nocolon", agentId: "", entries: [] }),
       call(RPC.sessionsAppend, { key: "web:x", agentId: "", entries: [{ ...user("x"), role: "robot" }] }),
-      call(RPC.sessionsList, { agentId: "", limit: 501, offset: 0 }),
+      call(RPC.sessionsList, { limit: 501, offset: 0 }),
       call(RPC.sessionsPreview, { key: "web:x", limit: 201 }),
-      call(RPC.sessionsPatch, { key: "web:x", agentId: "", model: "", thinking: "extended" }),
+      call(RPC.sessionsPatch, { key: "web:x", thinking: "extended" }),
       // Well formed, but no provider "nosuch" is configured: every run would fail on it.
-      call(RPC.sessionsPatch, { key: "web:x", agentId: "", model: "nosuch/x", thinking: "" }),
+      call(RPC.sessionsPatch, { key: "web:x", model: "nosuch/x" }),
     ];
     for (const p of bad) await expect(p).rejects.toMatchObject({ code: "INVALID_REQUEST" });
     await expect(call(RPC.sessionsAppend, { key: "web:x", agentId: "ghost", entries: [] })).rejects.toMatchObject({ code: "NOT_FOUND" });

@@ -71,7 +71,7 @@ afterAll(() => bus.close());
 describe("sessions.list tool", () => {
   it("lists through the sessions service with the WebSocket method's defaults and payload", async () => {
     const result = await registry.invoke("sessions.list", {}, ctx);
-    expect(listCalls).toEqual([{ agentId: "", limit: 50, offset: 0 }]);
+    expect(listCalls).toEqual([{ limit: 50, offset: 0 }]);
     const payload = {
       sessions: [
         { key: "webchat:abc", agentId: "main", model: "builtin/echo", createdAt: 1_000, updatedAt: 2_000, messageCount: 2 },

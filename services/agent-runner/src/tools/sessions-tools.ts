@@ -39,7 +39,7 @@ export function sessionsTools(deps: SessionsToolDeps) {
         "Optional agentId filters by agent; limit (1-500, default 50) and offset page through the total.",
       input: SessionsListParamsSchema,
       run: async (p, ctx) => {
-        const req = { agentId: p.agentId ?? "", limit: p.limit, offset: p.offset };
+        const req = { agentId: p.agentId, limit: p.limit, offset: p.offset };
         const res = await callRpc(deps.bus, deps.subjects, RPC.sessionsList, req, opts(ctx.signal));
         return asResult({ sessions: res.sessions.map(sessionSummaryView), total: res.total });
       },

@@ -12,13 +12,7 @@ import {
   sessionSummaryView,
 } from "@gw/contracts";
 import type { BusDeps } from "../bus-deps.js";
-import type { z } from "zod";
 import { defineMethod } from "./registry.js";
-
-/** SPEC §4.1 `sessions.patch` params -> the bus request (proto3: an unset field is ""). */
-function patchRequest(p: z.output<typeof SessionsPatchParamsSchema>) {
-  return { key: p.key, agentId: p.agentId ?? "", model: p.model ?? "", thinking: p.thinking ?? "" };
-}
 
 /**
  * Who may call which is the permission table's (auth/permissions.ts): reading and watching a
@@ -34,7 +28,7 @@ export function sessionMethods(deps: BusDeps) {
       name: "sessions.list",
       params: SessionsListParamsSchema,
       handler: async (p) => {
-        const res = await call(RPC.sessionsList, { agentId: p.agentId ?? "", limit: p.limit, offset: p.offset });
+        const res = await call(RPC.sessionsList, { agentId: p.agentId, limit: p.limit, offset: p.offset });
         return { sessions: res.sessions.map(sessionSummaryView), total: res.total };
       },
     }),
@@ -54,7 +48,7 @@ export function sessionMethods(deps: BusDeps) {
       handler: async (p, ctx) => {
         // Watch first, so the caller also receives the session.updated this patch emits.
         ctx.watchSession(p.key);
-        const res = await call(RPC.sessionsPatch, patchRequest(p));
+        const res = await call(RPC.sessionsPatch, { key: p.key, agentId: p.agentId, model: p.model, thinking: p.thinking });
         const changes = decodeJson(res.changesJson, SessionChangesSchema, "session changes on the bus");
         return { updated: res.updated, changes };
       },

@@ -26,7 +26,7 @@ export async function probeServices(deps: BusDeps): Promise<{ services: ServiceP
   const opts = { timeoutMs: Math.min(PROBE_TIMEOUT_MS, deps.requestTimeoutMs) };
   const [runner, sessions, delivery] = await Promise.all([
     probe("agent-runner", () => callRpc(deps.bus, deps.subjects, RPC.agentsList, {}, opts)),
-    probe("sessions", () => callRpc(deps.bus, deps.subjects, RPC.sessionsList, { agentId: "", limit: 1, offset: 0 }, opts)),
+    probe("sessions", () => callRpc(deps.bus, deps.subjects, RPC.sessionsList, { limit: 1, offset: 0 }, opts)),
     probe("delivery", () => callRpc(deps.bus, deps.subjects, RPC.channelsStatus, { probe: false }, opts)),
   ]);
   return {

@@ -1,5 +1,6 @@
 import {
   GatewayError,
+  given,
   isGatewayError,
   SESSIONS_LIST_MAX_LIMIT,
   SESSIONS_LIST_MAX_OFFSET,
@@ -72,7 +73,8 @@ export async function listSessions(deps: SessionsDeps, req: SessionsListRequest)
   const limit = checkLimit("limit", req.limit, 50, SESSIONS_LIST_MAX_LIMIT);
   if (req.offset > SESSIONS_LIST_MAX_OFFSET)
     throw new GatewayError("INVALID_REQUEST", `offset must be at most ${SESSIONS_LIST_MAX_OFFSET}`);
-  const page = await deps.repo.listPage({ agentId: req.agentId, offset: req.offset, limit });
+  // The list index names "every agent" "".
+  const page = await deps.repo.listPage({ agentId: given(req.agentId) ?? "", offset: req.offset, limit });
   return { sessions: page.sessions.map(toSummary), total: page.total };
 }
 

@@ -1,6 +1,7 @@
 import {
   encodeJson,
   GatewayError,
+  given,
   isGatewayError,
   type SessionsAppendRequest,
   type SessionsAppendResponse,
@@ -55,12 +56,20 @@ export async function appendEntries(
   }
 }
 
-function checkPatch(deps: SessionsDeps, req: SessionsPatchRequest): { agentId: string } {
+/** The patch's fields as given (absent, or "" from an older edge, is "leave it alone"). */
+interface Patch {
+  agentId: string | undefined;
+  model: string | undefined;
+  thinking: string | undefined;
+}
+
+function checkPatch(deps: SessionsDeps, req: SessionsPatchRequest): Patch {
   checkKey(req.key);
-  if (req.thinking !== "" && !(THINKING_LEVELS as readonly string[]).includes(req.thinking))
+  const [model, thinking] = [given(req.model), given(req.thinking)];
+  if (thinking !== undefined && !(THINKING_LEVELS as readonly string[]).includes(thinking))
     throw new GatewayError("INVALID_REQUEST", "thinking must be one of low, medium, high");
   // One reference or a fallback chain in its one-string form ("a/x,b/y"), each checked.
-  for (const ref of req.model === "" ? [] : req.model.split(",")) {
+  for (const ref of model?.split(",") ?? []) {
     if (!/^[a-z0-9][a-z0-9_-]*\/\S+$/.test(ref))
       throw new GatewayError("INVALID_REQUEST", 'model must look like "<provider>/<model>"');
     // Every later run of the session would fail on a provider nobody configured.
@@ -68,28 +77,29 @@ function checkPatch(deps: SessionsDeps, req: SessionsPatchRequest): { agentId: s
     if (!deps.agents.hasProvider(provider))
       throw new GatewayError("INVALID_REQUEST", `params.model: unknown model provider "${provider}"`);
   }
-  return { agentId: req.agentId === "" ? "" : deps.agents.resolve(req.agentId) };
+  const agentId = given(req.agentId);
+  return { agentId: agentId === undefined ? undefined : deps.agents.resolve(agentId), model, thinking };
 }
 
-/** The settings `req` changes on `current`; a new agent brings its model unless one is given. */
-function diff(deps: SessionsDeps, req: SessionsPatchRequest, agentId: string, current: SessionMeta) {
+/** The settings `patch` changes on `current`; a new agent brings its model unless one is given. */
+function diff(deps: SessionsDeps, patch: Patch, current: SessionMeta) {
   const changes: Record<string, string> = {};
-  if (agentId !== "" && agentId !== current.agentId) {
-    changes.agentId = agentId;
-    const model = req.model === "" ? deps.agents.modelOf(agentId) : req.model;
+  if (patch.agentId !== undefined && patch.agentId !== current.agentId) {
+    changes.agentId = patch.agentId;
+    const model = patch.model ?? deps.agents.modelOf(patch.agentId);
     if (model !== current.model) changes.model = model;
   }
-  if (req.model !== "" && req.model !== current.model) changes.model = req.model;
-  if (req.thinking !== "" && req.thinking !== current.thinking) changes.thinking = req.thinking;
+  if (patch.model !== undefined && patch.model !== current.model) changes.model = patch.model;
+  if (patch.thinking !== undefined && patch.thinking !== current.thinking) changes.thinking = patch.thinking;
   return changes;
 }
 
 export async function patchSession(deps: SessionsDeps, req: SessionsPatchRequest): Promise<SessionsPatchResponse> {
-  const { agentId } = checkPatch(deps, req);
+  const patch = checkPatch(deps, req);
   let changes: Record<string, string> = {};
   const result = await deps.repo.updateMeta(req.key, (current) => {
     // Recomputed on every attempt: a retry after a concurrent patch must report what it changed.
-    changes = diff(deps, req, agentId, current);
+    changes = diff(deps, patch, current);
     if (Object.keys(changes).length === 0) return undefined;
     return { ...current, ...changes, updatedAt: Math.max(current.updatedAt, deps.now()) };
   });

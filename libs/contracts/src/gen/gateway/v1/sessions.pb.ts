@@ -86,8 +86,8 @@ export interface SessionsHistoryResponse {
 
 /** sessions.list: summaries sorted by updated_at, newest first. */
 export interface SessionsListRequest {
-  /** "" for every agent. */
-  agentId: string;
+  /** Absent: every agent. */
+  agentId?: string | undefined;
   limit: number;
   offset: number;
 }
@@ -118,12 +118,12 @@ export interface SessionsPreviewResponse {
   viewJson: Buffer;
 }
 
-/** sessions.patch: only the fields that are set change. "" leaves a field alone. */
+/** sessions.patch: only the fields that are set change; an absent one is left alone. */
 export interface SessionsPatchRequest {
   key: string;
-  agentId: string;
-  model: string;
-  thinking: string;
+  agentId?: string | undefined;
+  model?: string | undefined;
+  thinking?: string | undefined;
 }
 
 export interface SessionsPatchResponse {
@@ -816,12 +816,12 @@ export const SessionsHistoryResponse: MessageFns<SessionsHistoryResponse> = {
 };
 
 function createBaseSessionsListRequest(): SessionsListRequest {
-  return { agentId: "", limit: 0, offset: 0 };
+  return { agentId: undefined, limit: 0, offset: 0 };
 }
 
 export const SessionsListRequest: MessageFns<SessionsListRequest> = {
   encode(message: SessionsListRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.agentId !== "") {
+    if (message.agentId !== undefined) {
       writer.uint32(10).string(message.agentId);
     }
     if (message.limit !== 0) {
@@ -1044,7 +1044,7 @@ export const SessionsPreviewResponse: MessageFns<SessionsPreviewResponse> = {
 };
 
 function createBaseSessionsPatchRequest(): SessionsPatchRequest {
-  return { key: "", agentId: "", model: "", thinking: "" };
+  return { key: "", agentId: undefined, model: undefined, thinking: undefined };
 }
 
 export const SessionsPatchRequest: MessageFns<SessionsPatchRequest> = {
@@ -1052,13 +1052,13 @@ export const SessionsPatchRequest: MessageFns<SessionsPatchRequest> = {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
-    if (message.agentId !== "") {
+    if (message.agentId !== undefined) {
       writer.uint32(18).string(message.agentId);
     }
-    if (message.model !== "") {
+    if (message.model !== undefined) {
       writer.uint32(26).string(message.model);
     }
-    if (message.thinking !== "") {
+    if (message.thinking !== undefined) {
       writer.uint32(34).string(message.thinking);
     }
     return writer;
