@@ -94,7 +94,8 @@ export function startRunner(deps: RunnerDeps): Runner {
   };
   const stops: Unsubscribe[] = [
     serveRpc(bus, subjects, RPC.agentsList, () => ({ agents: directory.list(), defaultAgentId: directory.defaultId })),
-    serveRpc(bus, subjects, RPC.agentIdentityGet, (req) => directory.identity(req.agentId)),
+    // The directory's "" is the default agent: absent, and the "" of an older edge, both name it.
+    serveRpc(bus, subjects, RPC.agentIdentityGet, (req) => directory.identity(req.agentId ?? "")),
     serveToolsInvoke({ bus, subjects, tools, timeoutMs }),
     serveToolsStatus({ bus, subjects, runnerId, tools, mcp }),
     serveAgentSummarize({ bus, subjects, directory, providers, logger }),

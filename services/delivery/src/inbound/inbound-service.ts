@@ -1,6 +1,6 @@
 import { type Bus, serveRpc, type Subjects, type Unsubscribe } from "@gw/bus";
 import { bindingWarnings, type GatewayConfig, textOnlyModelOf } from "@gw/config";
-import { type PairingRequest, RPC } from "@gw/contracts";
+import { given, type PairingRequest, RPC } from "@gw/contracts";
 import type { Logger } from "@gw/runtime";
 import type { RunQueue, RunRegistry } from "@gw/runs";
 import type { DurableStore, FastStore } from "@gw/store";
@@ -109,15 +109,15 @@ export async function startInbound(deps: InboundDeps): Promise<Inbound> {
   const served: Unsubscribe[] = [
     serveRpc(deps.bus, deps.subjects, RPC.inboundHandle, (req) => router.handle(req)),
     serveRpc(deps.bus, deps.subjects, RPC.channelsPairingList, async (req) => ({
-      requests: (await pairing.list(req.channel === "" ? undefined : req.channel)).map(pairingView),
+      requests: (await pairing.list(given(req.channel))).map(pairingView),
     })),
     serveRpc(deps.bus, deps.subjects, RPC.channelsPairingApprove, async (req) => {
-      const entry = await pairing.approve(req.channel, req.code, req.accountId === "" ? undefined : req.accountId);
+      const entry = await pairing.approve(req.channel, req.code, given(req.accountId));
       await notifyApproved(deps, entry);
       return { approved: pairingView(entry) };
     }),
     serveRpc(deps.bus, deps.subjects, RPC.channelsPairingReject, async (req) => ({
-      rejected: pairingView(await pairing.reject(req.channel, req.code, req.accountId === "" ? undefined : req.accountId)),
+      rejected: pairingView(await pairing.reject(req.channel, req.code, given(req.accountId))),
     })),
   ];
   turns.start();

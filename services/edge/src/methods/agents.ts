@@ -19,13 +19,7 @@ export function agentMethods(deps: BusDeps) {
       name: "agent.identity.get",
       params: AgentIdentityGetParamsSchema,
       handler: async (params) => {
-        const identity = await callRpc(
-          deps.bus,
-          deps.subjects,
-          RPC.agentIdentityGet,
-          { agentId: params.agentId ?? "" },
-          opts,
-        );
+        const identity = await callRpc(deps.bus, deps.subjects, RPC.agentIdentityGet, { agentId: params.agentId }, opts);
         return { ...identity };
       },
     }),

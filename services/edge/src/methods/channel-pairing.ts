@@ -34,7 +34,7 @@ export function channelPairingMethods(deps: BusDeps) {
   const decide = (params: { channel: string; code: string; accountId?: string }) => ({
     channel: params.channel,
     code: params.code,
-    accountId: params.accountId ?? "",
+    accountId: params.accountId,
   });
   /** Delivery answers the decided request or NOT_FOUND; an answer without one is its bug. */
   const decided = (request: PairingRequest | undefined) => {
@@ -46,7 +46,7 @@ export function channelPairingMethods(deps: BusDeps) {
       name: "channels.pairing.list",
       params: ChannelsPairingListParamsSchema,
       handler: async (params) => {
-        const res = await callRpc(deps.bus, deps.subjects, RPC.channelsPairingList, { channel: params.channel ?? "" }, opts);
+        const res = await callRpc(deps.bus, deps.subjects, RPC.channelsPairingList, { channel: params.channel }, opts);
         return { requests: res.requests.map(requestView) };
       },
     }),

@@ -27,8 +27,8 @@ export interface AgentsListResponse {
 }
 
 export interface AgentIdentityGetRequest {
-  /** Empty selects the configured default agent. */
-  agentId: string;
+  /** Absent: the configured default agent. */
+  agentId?: string | undefined;
 }
 
 export interface AgentIdentity {
@@ -241,12 +241,12 @@ export const AgentsListResponse: MessageFns<AgentsListResponse> = {
 };
 
 function createBaseAgentIdentityGetRequest(): AgentIdentityGetRequest {
-  return { agentId: "" };
+  return { agentId: undefined };
 }
 
 export const AgentIdentityGetRequest: MessageFns<AgentIdentityGetRequest> = {
   encode(message: AgentIdentityGetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.agentId !== "") {
+    if (message.agentId !== undefined) {
       writer.uint32(10).string(message.agentId);
     }
     return writer;

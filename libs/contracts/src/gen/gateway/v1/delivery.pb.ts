@@ -204,8 +204,8 @@ export interface PairingRequest {
 }
 
 export interface ChannelsPairingListRequest {
-  /** Empty: every channel. */
-  channel: string;
+  /** Absent: every channel. */
+  channel?: string | undefined;
 }
 
 export interface ChannelsPairingListResponse {
@@ -216,8 +216,8 @@ export interface ChannelsPairingApproveRequest {
   channel: string;
   /** The code the sender received (case and separators do not matter). */
   code: string;
-  /** Empty: whichever account of the channel issued the code. */
-  accountId: string;
+  /** Absent: whichever account of the channel issued the code. */
+  accountId?: string | undefined;
 }
 
 export interface ChannelsPairingApproveResponse {
@@ -228,7 +228,7 @@ export interface ChannelsPairingApproveResponse {
 export interface ChannelsPairingRejectRequest {
   channel: string;
   code: string;
-  accountId: string;
+  accountId?: string | undefined;
 }
 
 export interface ChannelsPairingRejectResponse {
@@ -1709,12 +1709,12 @@ export const PairingRequest: MessageFns<PairingRequest> = {
 };
 
 function createBaseChannelsPairingListRequest(): ChannelsPairingListRequest {
-  return { channel: "" };
+  return { channel: undefined };
 }
 
 export const ChannelsPairingListRequest: MessageFns<ChannelsPairingListRequest> = {
   encode(message: ChannelsPairingListRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.channel !== "") {
+    if (message.channel !== undefined) {
       writer.uint32(10).string(message.channel);
     }
     return writer;
@@ -1801,7 +1801,7 @@ export const ChannelsPairingListResponse: MessageFns<ChannelsPairingListResponse
 };
 
 function createBaseChannelsPairingApproveRequest(): ChannelsPairingApproveRequest {
-  return { channel: "", code: "", accountId: "" };
+  return { channel: "", code: "", accountId: undefined };
 }
 
 export const ChannelsPairingApproveRequest: MessageFns<ChannelsPairingApproveRequest> = {
@@ -1812,7 +1812,7 @@ export const ChannelsPairingApproveRequest: MessageFns<ChannelsPairingApproveReq
     if (message.code !== "") {
       writer.uint32(18).string(message.code);
     }
-    if (message.accountId !== "") {
+    if (message.accountId !== undefined) {
       writer.uint32(26).string(message.accountId);
     }
     return writer;
@@ -1915,7 +1915,7 @@ export const ChannelsPairingApproveResponse: MessageFns<ChannelsPairingApproveRe
 };
 
 function createBaseChannelsPairingRejectRequest(): ChannelsPairingRejectRequest {
-  return { channel: "", code: "", accountId: "" };
+  return { channel: "", code: "", accountId: undefined };
 }
 
 export const ChannelsPairingRejectRequest: MessageFns<ChannelsPairingRejectRequest> = {
@@ -1926,7 +1926,7 @@ export const ChannelsPairingRejectRequest: MessageFns<ChannelsPairingRejectReque
     if (message.code !== "") {
       writer.uint32(18).string(message.code);
     }
-    if (message.accountId !== "") {
+    if (message.accountId !== undefined) {
       writer.uint32(26).string(message.accountId);
     }
     return writer;
