@@ -20,7 +20,7 @@ export {
 } from "./jetstream-durable-store.js";
 export { HeldLease, type LeaseOutcome, type LeaseTiming, leaseTiming, withLease } from "./held-lease.js";
 export { KeyedMutex } from "./keyed-mutex.js";
-export { fingerprint, type Once, RunOnce, type RunOnceOptions } from "./run-once.js";
+export { fingerprint, type Once, RunOnce, type RunOnceCodec, type RunOnceOptions, type RunOnceSettings } from "./run-once.js";
 export { createMemoryFastStore, type MemoryFastStoreOptions } from "./memory-fast-store.js";
 export { connectRedis, type RedisErrorSink } from "./redis-connect.js";
 export { runScript } from "./redis-scripts.js";

@@ -1,10 +1,11 @@
 import { type RedisServerHandle, startRedis } from "@gw/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { uniqueName } from "./contract-helpers.js";
 import type { FastStore } from "./fast-store.js";
 import { createMemoryFastStore } from "./memory-fast-store.js";
 import { createRedisFastStore } from "./redis-fast-store.js";
-import { fingerprint, RunOnce, type RunOnceOptions } from "./run-once.js";
+import { fingerprint, RunOnce, type RunOnceSettings } from "./run-once.js";
 
 const far = () => Date.now() + 10_000;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -31,7 +32,8 @@ describe.each(STORES)("RunOnce (%s)", (_name, open) => {
   afterEach(async () => {
     await store.close();
   });
-  const runOnce = (opts: Partial<RunOnceOptions<unknown>> = {}) => new RunOnce<unknown>(store, { windowMs: 60_000, claimTtlMs: 5_000, ...opts });
+  const runOnce = (opts: Partial<RunOnceSettings> = {}) =>
+    new RunOnce<unknown>(store, { windowMs: 60_000, claimTtlMs: 5_000, schema: z.unknown(), ...opts });
 
   it("runs the work once and answers repeats from the first result", async () => {
     const runner = runOnce();
@@ -40,6 +42,15 @@ describe.each(STORES)("RunOnce (%s)", (_name, open) => {
     expect(await runner.run("k1", "fp", far(), work)).toEqual({ value: { n: 1 }, cached: false });
     expect(await runner.run("k1", "fp", far(), work)).toEqual({ value: { n: 1 }, cached: true });
     expect(calls).toBe(1);
+  });
+
+  it("answers a repeat whose stored result does not decode with INTERNAL naming it, and does not do the work again", async () => {
+    await runOnce().run("k-corrupt", "fp", far(), async () => ({ n: 1 }));
+    const strict = new RunOnce(store, { windowMs: 60_000, claimTtlMs: 5_000, schema: z.object({ n: z.string() }) });
+    let calls = 0;
+    const repeat = strict.run("k-corrupt", "fp", far(), async () => ({ n: String(++calls) }));
+    await expect(repeat).rejects.toMatchObject({ code: "INTERNAL", message: expect.stringContaining("does not decode") });
+    expect(calls).toBe(0);
   });
 
   it.each([false, true])("makes concurrent repeats wait for the first, on two runners sharing one store (forgetFailedRequest %s)", async (forget) => {
@@ -111,7 +122,7 @@ describe.each(STORES)("RunOnce (%s)", (_name, open) => {
   it("keeps the claim of a request that took over from a stalled holder when that holder fails late", async () => {
     // A's heartbeats stall (a paused process), so its claim lapses while its work still runs.
     const stalled: FastStore = { ...store, idempotency: { ...store.idempotency, extend: () => new Promise<boolean>(() => undefined) } };
-    const a = new RunOnce<unknown>(stalled, { windowMs: 60_000, claimTtlMs: 150, pollMs: 10 });
+    const a = new RunOnce<unknown>(stalled, { windowMs: 60_000, claimTtlMs: 150, pollMs: 10, schema: z.unknown() });
     const b = runOnce({ pollMs: 10 });
     let wakeA!: () => void;
     let finishB!: () => void;

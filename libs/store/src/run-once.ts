@@ -1,9 +1,24 @@
 import { hash, randomUUID } from "node:crypto";
-import { GatewayError } from "@gw/contracts";
+import { GatewayError, readStoredJson } from "@gw/contracts";
 import { type BackoffPolicy, retryDelay, sleep } from "@gw/runtime";
+import type { z } from "zod";
 import type { FastStore } from "./fast-store.js";
 
-export interface RunOnceOptions<T> {
+/** How results are kept: `decode` throws for a stored text that is not a T. */
+export interface RunOnceCodec<T> {
+  encode(value: T): string;
+  decode(text: string): T;
+}
+
+/**
+ * How a finished result is kept and read back, never cast: JSON read through `schema`, or the
+ * caller's own `codec` (its decode checks what it reads).
+ */
+export type RunOnceResults<T> = { schema: z.ZodType<T>; codec?: never } | { codec: RunOnceCodec<T>; schema?: never };
+
+export type RunOnceOptions<T> = RunOnceSettings & RunOnceResults<T>;
+
+export interface RunOnceSettings {
   /** How long a finished result answers repeats of its key. */
   windowMs: number;
   /**
@@ -13,8 +28,6 @@ export interface RunOnceOptions<T> {
   claimTtlMs: number;
   /** How often a repeat first looks again for the first request's result (doubling to 250 ms). */
   pollMs?: number;
-  /** How results are kept (default JSON). */
-  codec?: { encode(value: T): string; decode(text: string): T };
   /** What a repeat that gave up waiting for a first request still at work is told. */
   stillRunning?: () => GatewayError;
   /** What the same key with a different request is told. */
@@ -47,7 +60,16 @@ interface Claim {
   holder: string;
 }
 
-const JSON_CODEC = { encode: (value: unknown) => JSON.stringify(value), decode: (text: string) => JSON.parse(text) as unknown };
+function jsonCodec<T>(schema: z.ZodType<T>): RunOnceCodec<T> {
+  return {
+    encode: (value) => JSON.stringify(value),
+    decode: (text) => {
+      const read = readStoredJson(text, schema);
+      if (!read.ok) throw new Error(read.problem);
+      return read.value;
+    },
+  };
+}
 
 /**
  * Exactly-once execution per client key across every replica, on the FastStore's idempotency
@@ -64,7 +86,7 @@ const JSON_CODEC = { encode: (value: unknown) => JSON.stringify(value), decode: 
  */
 export class RunOnce<T> {
   private readonly pollMs: number;
-  private readonly codec: { encode(value: T): string; decode(text: string): T };
+  private readonly codec: RunOnceCodec<T>;
   private readonly forget: boolean;
 
   constructor(
@@ -72,7 +94,7 @@ export class RunOnce<T> {
     private readonly opts: RunOnceOptions<T>,
   ) {
     this.pollMs = opts.pollMs ?? 25;
-    this.codec = opts.codec ?? (JSON_CODEC as unknown as { encode(value: T): string; decode(text: string): T });
+    this.codec = opts.codec ?? jsonCodec(opts.schema);
     this.forget = opts.forgetFailedRequest === true;
   }
 
@@ -107,7 +129,7 @@ export class RunOnce<T> {
       if (state.status === "done") {
         // The result may be another request's, one that took the key after a failure.
         if (this.forget && waited) await this.assertSameRequest(key, print);
-        return { value: this.codec.decode(state.result), cached: true };
+        return { value: this.decode(state.result), cached: true };
       }
       if (state.status === "new") {
         // Unless this request has just written it, the fingerprint may be gone with a failed holder.
@@ -185,6 +207,18 @@ export class RunOnce<T> {
   private async forgetFingerprint(key: string, print: string): Promise<void> {
     const fpKey = `idem:fp:${key}`;
     if ((await this.store.values.get(fpKey)) === print) await this.store.values.delete(fpKey);
+  }
+
+  /**
+   * A stored result that does not decode cannot answer the repeat, and doing the work again
+   * would do it twice: the repeat is told INTERNAL, naming why, until the window lets the key go.
+   */
+  private decode(text: string): T {
+    try {
+      return this.codec.decode(text);
+    } catch (err) {
+      throw new GatewayError("INTERNAL", `the stored result of the first request with this key does not decode: ${(err as Error).message}`);
+    }
   }
 
   private conflict(): GatewayError {

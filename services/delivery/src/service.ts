@@ -5,6 +5,7 @@ import { GatewayError, RPC } from "@gw/contracts";
 import type { Logger, Metrics } from "@gw/runtime";
 import type { RunQueue, RunRegistry } from "@gw/runs";
 import { type DurableStore, type FastStore, RunOnce } from "@gw/store";
+import { z } from "zod";
 import { ChannelDirectory } from "./channel-directory.js";
 import { ChannelStatusReporter } from "./channel-status.js";
 import type { DeliveryPlugin, HttpClientFactory } from "./channels/registry.js";
@@ -79,6 +80,8 @@ function makeDispatcher(
     directory,
     store: deps.fastStore,
     idempotency: new RunOnce<string[]>(deps.fastStore, {
+      // The ids of the parts sent.
+      schema: z.array(z.string()),
       windowMs,
       claimTtlMs: CLAIM_TTL_MS,
       stillRunning: () => new GatewayError("TIMEOUT", "an earlier request with this idempotencyKey is still being delivered"),

@@ -1,6 +1,7 @@
 import { type ChannelAdapter, ChannelError, type ChannelPolls, type OutboundMessage, type OutboundPoll, receiptOf } from "@gw/channels";
 import { parseConfig } from "@gw/config";
 import { createMemoryFastStore, type FastStore, RunOnce } from "@gw/store";
+import { z } from "zod";
 import { ChannelDirectory } from "../src/channel-directory.js";
 import type { DeliveryPlugin } from "../src/channels/registry.js";
 import { telegramPlugin } from "../src/channels/telegram/plugin.js";
@@ -57,7 +58,7 @@ export function setup(opts: { store?: FastStore; polls?: boolean; sendTimeoutMs?
   const dispatcher = new Dispatcher({
     directory,
     store,
-    idempotency: new RunOnce<string[]>(store, { windowMs: 60_000, claimTtlMs: 10_000, pollMs: 5 }),
+    idempotency: new RunOnce<string[]>(store, { windowMs: 60_000, claimTtlMs: 10_000, pollMs: 5, schema: z.array(z.string()) }),
     pacer: new Pacer(store),
     status: new StatusBook(store),
     maxAttempts: 3,

@@ -1,6 +1,7 @@
 import { parseConfig } from "@gw/config";
 import type { DeliverySendRequest } from "@gw/contracts";
 import { createMemoryFastStore, RunOnce } from "@gw/store";
+import { z } from "zod";
 import {
   DEFAULT_DISCORD_BOTS,
   DEFAULT_WHATSAPP_NUMBERS,
@@ -47,7 +48,7 @@ function setup() {
   const dispatcher = new Dispatcher({
     directory: ChannelDirectory.build(config.channels, CHANNEL_PLUGINS, clients.factory),
     store,
-    idempotency: new RunOnce<string[]>(store, { windowMs: 60_000, claimTtlMs: 10_000, pollMs: 5 }),
+    idempotency: new RunOnce<string[]>(store, { windowMs: 60_000, claimTtlMs: 10_000, pollMs: 5, schema: z.array(z.string()) }),
     pacer: new Pacer(store),
     status,
     maxAttempts: 3,
