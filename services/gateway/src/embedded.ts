@@ -41,7 +41,9 @@ export async function startEmbedded(deps: {
   // Made before the runner, so it keeps every run's events from the first.
   const runEvents = new InProcessRunEventLog({ bus, subjects }, retentionFor(config.runner));
   const runner = startRunner({ config, bus, subjects, queue: runQueue, registry: runRegistry, logger, metrics: deps.metrics, fastStore });
-  const sessionStore = await FileSessionRepository.open(join(resolve(config.gateway.dataDir), "sessions"));
+  const sessionStore = await FileSessionRepository.open(join(resolve(config.gateway.dataDir), "sessions"), {
+    onCorruptMeta: (file, problem) => logger.error({ file, problem }, "a session metadata file does not decode; that session is not loaded"),
+  });
   const sessions = startSessionsService({ config, bus, subjects, repo: sessionStore, logger });
   const durable = await createFileDurableStore(join(resolve(config.gateway.dataDir), "durable"));
   const http = new HttpClients(collectSecrets(config));

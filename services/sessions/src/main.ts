@@ -20,7 +20,9 @@ runMain("sessions", async () => {
     nodes: config.redis.nodes,
     onError: (kind, err) => logger.warn({ err, kind }, "session index (Redis) error"),
   });
-  const index = new RedisSessionIndex(redis, config.redis.keyPrefix);
+  const index = new RedisSessionIndex(redis, config.redis.keyPrefix, (problem) =>
+    logger.error({ problem }, "a session in the list index does not decode; it is left out of the page"),
+  );
   host.shutdown.add("session-index", () => index.close());
   const onIndexError = (err: unknown) => logger.warn({ err }, "session index update failed; the index feed repairs it");
   const repo = await JetStreamSessionRepository.open(host.nc, {
@@ -30,6 +32,7 @@ runMain("sessions", async () => {
     index,
     onIndexError,
     onWatchError: (err) => logger.warn({ err }, "watch of an owned sessions partition failed; starting it again"),
+    onCorruptMeta: (key, problem) => logger.error({ key, problem }, "stored session metadata does not decode; it reads as no session"),
   });
   host.shutdown.add("session-store", () => repo.close());
   const feed = startIndexFeed({ ...repo.feedParts(), index, onError: onIndexError });

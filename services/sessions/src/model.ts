@@ -1,5 +1,7 @@
 /** What the sessions service stores, shared by both repository adapters. */
 
+import { z } from "zod";
+
 export interface SessionMeta {
   key: string;
   agentId: string;
@@ -20,6 +22,24 @@ export interface SessionMeta {
   /** JetStream: stream sequence of the newest batch the metadata reflects (0 in the file store). */
   historySeq: number;
 }
+
+/**
+ * SessionMeta as it is read back from storage (the KV bucket, a metadata file, the list index):
+ * never cast. Every field has been written since the first version; keys it does not name are
+ * dropped, so a newer writer's extra fields do not stop an older reader.
+ */
+export const SessionMetaSchema = z.object({
+  key: z.string(),
+  agentId: z.string(),
+  model: z.string(),
+  thinking: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  messageCount: z.number(),
+  leafId: z.string(),
+  gen: z.string(),
+  historySeq: z.number(),
+}) satisfies z.ZodType<SessionMeta>;
 
 export interface StoredEntry {
   id: string;

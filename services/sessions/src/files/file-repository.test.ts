@@ -123,6 +123,23 @@ describe("file session store after a crash", () => {
     expect(names.some((n) => n.endsWith(".tmp") || n.startsWith("orphan"))).toBe(false);
     expectChain((await repo.branch(meta)).entries, ["a"]);
   });
+
+  it("skips a metadata file that does not decode, says which, and keeps every log", async () => {
+    const { dir, meta, log } = await withHistory(["a"]);
+    const other = (await readdir(dir)).find((n) => n.endsWith(".meta"))!;
+    const good = await FileSessionRepository.open(dir);
+    const second = (await good.createMeta(newMeta("crash:two"))).meta;
+    await good.append(second, textBatch(second, ["b"]));
+    await good.close();
+    await writeFile(join(dir, other), JSON.stringify({ meta: { key: meta.key }, log: "x", checkpoint: 0 }));
+    const corrupt: string[] = [];
+    const repo = await FileSessionRepository.open(dir, { onCorruptMeta: (file) => corrupt.push(file) });
+    expect(corrupt).toEqual([other]);
+    expect(await repo.getMeta(meta.key)).toBeNull();
+    expectChain((await repo.branch(second)).entries, ["b"]);
+    expect(await stat(log)).toBeDefined();
+    await repo.close();
+  });
 });
 
 describe("file session log read backwards", () => {

@@ -5,7 +5,7 @@ import { fsyncDir, KeyedMutex, writeFileAtomic } from "@gw/store";
 import { encodeBatch } from "../storage/batch-codec.js";
 import { frameRecord } from "./file-log.js";
 import { baseNameForKey, META_SUFFIX, newLogName } from "./file-names.js";
-import { loadSlots, type MetaFile, type Slot } from "./file-slots.js";
+import { type CorruptMetaFile, loadSlots, type MetaFile, type Slot } from "./file-slots.js";
 import { appendRecord, readBranch, readTail, writeNewLog } from "./session-log.js";
 import { withHistory } from "../storage/meta-update.js";
 import { type Batch, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
@@ -39,14 +39,17 @@ export class FileSessionRepository implements SessionRepository {
     this.tails = new TailCache(cache);
   }
 
-  /** `cache` bounds the in-memory tails that let previews skip the disk (tests make it small). */
-  static async open(dir: string, opts: { cache?: TailCacheLimits } = {}): Promise<FileSessionRepository> {
+  /**
+   * `cache` bounds the in-memory tails that let previews skip the disk (tests make it small);
+   * `onCorruptMeta` hears of a metadata file that does not decode (that session is not loaded).
+   */
+  static async open(dir: string, opts: { cache?: TailCacheLimits; onCorruptMeta?: CorruptMetaFile } = {}): Promise<FileSessionRepository> {
     await mkdir(dir, { recursive: true });
     const repo = new FileSessionRepository(dir, opts.cache);
     await loadSlots(dir, (slot) => {
       repo.slots.set(slot.meta.key, slot);
       repo.index.putNow(slot.meta, ++repo.indexVersion);
-    });
+    }, opts.onCorruptMeta);
     return repo;
   }
 

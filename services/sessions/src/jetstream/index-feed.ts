@@ -70,6 +70,7 @@ export function startIndexFeed(deps: IndexFeedDeps): { stop(): Promise<void> } {
 
   const apply = async (msg: JsMsg, key: string) => {
     const operation = msg.headers?.get("KV-Operation") ?? "";
+    // A value that does not decode leaves the list (the repository's readers log it).
     const meta = operation === "" || operation === "PUT" ? decodeMeta(msg.data) : undefined;
     try {
       if (meta) await deps.index.put(meta, msg.seq);

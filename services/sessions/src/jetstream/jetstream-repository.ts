@@ -26,6 +26,8 @@ export interface JetStreamSessionOptions extends SessionStreamOptions {
   onIndexError?: (err: unknown) => void;
   /** Told when the watch of an owned partition failed (it starts again by itself). */
   onWatchError?: (err: unknown) => void;
+  /** Told of a stored metadata value that does not decode: it reads as no session. */
+  onCorruptMeta?: (key: string, problem: string) => void;
 }
 
 const MAX_ATTEMPTS = 200;
@@ -57,7 +59,7 @@ export class JetStreamSessionRepository implements SessionRepository {
   ) {
     this.js = jetstream(nc);
     this.history = new HistoryStream(this.js, jsm, partitions, opts.cache, () => this.assertOpen());
-    this.owned = new OwnedPartitions({ nc, js: this.js, jsm, partitions, onError: opts.onWatchError });
+    this.owned = new OwnedPartitions({ nc, js: this.js, jsm, partitions, onError: opts.onWatchError, onCorrupt: opts.onCorruptMeta });
   }
 
   static async open(nc: NatsConnection, opts: JetStreamSessionOptions): Promise<JetStreamSessionRepository> {
@@ -275,7 +277,7 @@ export class JetStreamSessionRepository implements SessionRepository {
     try {
       const entry = await part.kv.get(this.kvKey(key));
       if (!entry) return null;
-      const meta = entry.operation === "PUT" ? (decodeMeta(entry.value) ?? null) : null;
+      const meta = entry.operation === "PUT" ? (decodeMeta(entry.value, (problem) => this.opts.onCorruptMeta?.(key, problem)) ?? null) : null;
       this.owned.fill(pending, key, { meta, revision: entry.revision });
       return meta ? { meta, revision: entry.revision } : null;
     } catch (err) {

@@ -36,6 +36,8 @@ export interface OwnedPartitionsDeps {
   /** Sessions whose metadata is kept (default known-metas.ts). */
   limit?: number;
   onError?: (err: unknown) => void;
+  /** Told of a watched metadata value that does not decode (known as no session). */
+  onCorrupt?: (key: string, problem: string) => void;
 }
 
 /**
@@ -156,8 +158,10 @@ export class OwnedPartitions {
         failing = false;
         for await (const msg of messages) {
           const operation = msg.headers?.get("KV-Operation") ?? "";
-          const meta = operation === "" || operation === "PUT" ? (decodeMeta(msg.data) ?? null) : null;
-          this.metas.watchedWrite(watch.partition, decodeSubjectToken(msg.subject.slice(prefix.length)), { meta, revision: msg.seq });
+          const key = decodeSubjectToken(msg.subject.slice(prefix.length));
+          const put = operation === "" || operation === "PUT";
+          const meta = put ? (decodeMeta(msg.data, (problem) => this.deps.onCorrupt?.(key, problem)) ?? null) : null;
+          this.metas.watchedWrite(watch.partition, key, { meta, revision: msg.seq });
           watch.delivered = msg.seq;
         }
       } catch (err) {

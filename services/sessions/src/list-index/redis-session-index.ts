@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { GatewayError } from "@gw/contracts";
+import { GatewayError, readStoredJson } from "@gw/contracts";
 import { type RedisClient, runScript } from "@gw/store";
-import type { SessionMeta } from "../model.js";
+import { type SessionMeta, SessionMetaSchema } from "../model.js";
 import type { PageQuery, SessionIndex, SessionPage } from "./session-index.js";
 
 /**
@@ -69,10 +69,14 @@ const unavailable = (err: unknown) => new GatewayError("UNAVAILABLE", "the sessi
 export class RedisSessionIndex implements SessionIndex {
   private readonly root: string;
 
-  /** `keyPrefix` is `redis.keyPrefix`; the client is this index's own (closed with it). */
+  /**
+   * `keyPrefix` is `redis.keyPrefix`; the client is this index's own (closed with it).
+   * `onCorrupt` hears of a listed metadata value that does not decode: the page leaves it out.
+   */
   constructor(
     private readonly client: RedisClient,
     keyPrefix: string,
+    private readonly onCorrupt?: (problem: string) => void,
   ) {
     this.root = `${keyPrefix}{sessions}:`;
   }
@@ -92,7 +96,13 @@ export class RedisSessionIndex implements SessionIndex {
       ...string[],
     ];
     const [total, ...metas] = raw;
-    return { sessions: metas.map((m) => JSON.parse(m) as SessionMeta), total: Number(total) };
+    const sessions: SessionMeta[] = [];
+    for (const m of metas) {
+      const read = readStoredJson(m, SessionMetaSchema);
+      if (read.ok) sessions.push(read.value);
+      else this.onCorrupt?.(read.problem);
+    }
+    return { sessions, total: Number(total) };
   }
 
   async epoch(): Promise<string> {

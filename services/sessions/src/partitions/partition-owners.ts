@@ -1,5 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Bus, Subjects, Unsubscribe } from "@gw/bus";
+import { readStoredJson } from "@gw/contracts";
+import { z } from "zod";
 
 /** How often a replica says it is alive, and how long it counts as alive after it last did. */
 export const HEARTBEAT_MS = 1_000;
@@ -9,6 +11,9 @@ interface Announcement {
   id: string;
   leaving?: boolean;
 }
+
+/** What a replica announces (extra keys are ignored; one that does not decode is not heard). */
+const AnnouncementSchema = z.object({ id: z.string(), leaving: z.boolean().optional() }) satisfies z.ZodType<Announcement>;
 
 /**
  * Which partitions this sessions replica owns: every replica announces itself on
@@ -103,10 +108,7 @@ export function ownerOf(partition: number, live: readonly string[]): string | un
 }
 
 function parse(data: Uint8Array): Announcement | undefined {
-  try {
-    const value = JSON.parse(Buffer.from(data).toString("utf8")) as Partial<Announcement>;
-    return typeof value.id === "string" ? { id: value.id, ...(value.leaving ? { leaving: true } : {}) } : undefined;
-  } catch {
-    return undefined;
-  }
+  const read = readStoredJson(data, AnnouncementSchema);
+  if (!read.ok) return undefined;
+  return { id: read.value.id, ...(read.value.leaving ? { leaving: true } : {}) };
 }
