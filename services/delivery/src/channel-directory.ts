@@ -1,6 +1,6 @@
 import { type ChannelAdapter, parseChannelAccounts, type RateRule } from "@gw/channels";
 import { type ChannelsConfig, channelEntries, ConfigError, type ConfigIssue, type GatewayConfig } from "@gw/config";
-import { GatewayError } from "@gw/contracts";
+import { GatewayError, given } from "@gw/contracts";
 import { DEFAULT_MEDIA_LIMITS, type DeliveryPlugin, type HttpClientFactory, type MediaLimits } from "./channels/registry.js";
 import { HttpClients } from "./http-clients.js";
 import { type InboundPolicy, inboundPolicyOf } from "./sender-policy.js";
@@ -102,14 +102,14 @@ export class ChannelDirectory {
    * names a configured channel, else the configured default. Then the account: the named one,
    * else the channel's first.
    */
-  resolve(req: { channel: string; sessionKey: string; accountId: string }): ResolvedTarget {
+  resolve(req: { channel?: string | undefined; sessionKey?: string | undefined; accountId?: string | undefined }): ResolvedTarget {
     let via: ResolvedTarget["via"];
-    let id: string | undefined;
-    if (req.channel !== "") {
+    let id = given(req.channel);
+    if (id !== undefined) {
       via = "channel";
-      id = req.channel;
     } else {
-      const prefix = req.sessionKey.includes(":") ? req.sessionKey.slice(0, req.sessionKey.indexOf(":")) : "";
+      const sessionKey = req.sessionKey ?? "";
+      const prefix = sessionKey.includes(":") ? sessionKey.slice(0, sessionKey.indexOf(":")) : "";
       via = prefix !== "" && this.channels.has(prefix) ? "sessionKey" : "default";
       id = via === "sessionKey" ? prefix : this.defaultChannel;
     }
@@ -122,11 +122,12 @@ export class ChannelDirectory {
           : `channel "${id}" is not configured (configured: ${[...this.channels.keys()].join(", ") || "none"})`,
       );
     }
-    const account = req.accountId === "" ? entry.accounts[0] : entry.accounts.find((a) => a.accountId === req.accountId);
+    const accountId = given(req.accountId);
+    const account = accountId === undefined ? entry.accounts[0] : entry.accounts.find((a) => a.accountId === accountId);
     if (account === undefined) {
       throw new GatewayError(
         "CHANNEL_NOT_FOUND",
-        `channel "${entry.id}" has no account "${req.accountId}" (accounts: ${entry.accounts.map((a) => a.accountId).join(", ")})`,
+        `channel "${entry.id}" has no account "${accountId}" (accounts: ${entry.accounts.map((a) => a.accountId).join(", ")})`,
       );
     }
     return { account, via };

@@ -99,7 +99,7 @@ export async function startHarness(hooks: Record<string, unknown> = {}, opts: { 
     const message = req.message!;
     const channel = message.channel || "tg";
     if (channel !== "tg") throw new GatewayError("CHANNEL_NOT_FOUND", `unknown channel: ${channel}`);
-    if (message.to === "" && !message.sessionKey.startsWith("tg:")) {
+    if (message.to === "" && !(message.sessionKey ?? "").startsWith("tg:")) {
       throw new GatewayError("INVALID_REQUEST", "to is required (no recipient given, and the session key names none)");
     }
     return encodeMessage(DeliveryEnqueueResponse, { jobId: "", duplicate: false });

@@ -4,14 +4,10 @@ import { describe, expect, it } from "vitest";
 import { setup } from "../../test/scripted-channel.js";
 
 const request = (over: Partial<DeliverySendRequest> = {}): DeliverySendRequest => ({
-  channel: "",
   to: "42",
   text: "hello",
   mediaUrls: [],
   gifPlayback: false,
-  accountId: "",
-  threadId: "",
-  sessionKey: "",
   idempotencyKey: `k-${Math.random()}`,
   ...over,
 });
@@ -24,6 +20,13 @@ describe("Dispatcher", () => {
     expect((await dispatcher.send(request({ sessionKey: "user:42" }))).channel).toBe("tg");
     await expect(dispatcher.send(request({ channel: "nope" }))).rejects.toMatchObject({ code: "CHANNEL_NOT_FOUND" });
     await expect(dispatcher.send(request({ accountId: "nope" }))).rejects.toMatchObject({ code: "CHANNEL_NOT_FOUND" });
+  });
+
+  it("reads the \"\" an older edge sends for a field it did not give as absent", async () => {
+    const { dispatcher, adapter } = setup();
+    const receipt = await dispatcher.send(request({ channel: "", accountId: "", threadId: "", sessionKey: "" }));
+    expect(receipt.channel).toBe("tg");
+    expect(adapter.sent[0]?.threadId).toBeUndefined();
   });
 
   it("takes the recipient from a channel session key when `to` is empty", async () => {

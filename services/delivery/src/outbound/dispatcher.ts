@@ -4,6 +4,7 @@ import {
   type DeliveryReceipt,
   type DeliverySendRequest,
   GatewayError,
+  given,
   isGatewayError,
   readStoredJson,
 } from "@gw/contracts";
@@ -65,9 +66,10 @@ const PREFETCH_FRESH_MS = 1_000;
  * then the media in albums of at most `mediaPerMessage`.
  */
 export function planParts(adapter: ChannelAdapter, to: string, req: DeliverySendRequest): Part[] {
-  const common = { to, gifPlayback: req.gifPlayback, ...(req.threadId === "" ? {} : { threadId: req.threadId }) };
+  const threadId = given(req.threadId);
+  const common = { to, gifPlayback: req.gifPlayback, ...(threadId === undefined ? {} : { threadId }) };
   const parts: Part[] = [];
-  if (req.text.trim() !== "") {
+  if (req.text !== undefined && req.text.trim() !== "") {
     for (const text of chunkText(req.text, adapter.limits.textChunk)) parts.push({ ...common, text, mediaUrls: [] });
   }
   const perMessage = adapter.limits.mediaPerMessage ?? DEFAULT_MEDIA_PER_MESSAGE;
@@ -95,7 +97,8 @@ export class Dispatcher {
   prepare(req: DeliverySendRequest): { account: ChannelAccount; to: string; parts: Part[] } {
     const { account, via } = this.deps.directory.resolve(req);
     let rawTo = req.to;
-    if (rawTo === "" && via === "sessionKey") rawTo = req.sessionKey.slice(req.sessionKey.indexOf(":") + 1);
+    const sessionKey = req.sessionKey ?? "";
+    if (rawTo === "" && via === "sessionKey") rawTo = sessionKey.slice(sessionKey.indexOf(":") + 1);
     if (rawTo === "") throw new GatewayError("INVALID_REQUEST", "to is required (no recipient given, and the session key names none)");
     const to = this.recipient(account, rawTo);
     const mediaUrls = req.mediaUrls.map((url, i) => this.checkMedia(url, i));
@@ -156,13 +159,14 @@ export class Dispatcher {
     if (account.adapter.polls === undefined) {
       throw new GatewayError("NOT_SUPPORTED", `channel "${account.channelId}" (${account.kind}) has no polls`);
     }
+    const threadId = given(req.threadId);
     const poll = {
       to,
       question: req.question,
       options: req.options,
       allowMultipleAnswers: req.allowMultipleAnswers,
       anonymous: req.anonymous,
-      ...(req.threadId === "" ? {} : { threadId: req.threadId }),
+      ...(threadId === undefined ? {} : { threadId }),
     };
     const print = fingerprint(["poll", account.channelId, account.accountId, poll]);
     return this.once(req.idempotencyKey, print, account, to, (call) =>

@@ -22,29 +22,29 @@ export interface DeliveryMethodDeps extends BusDeps {
 /** SPEC §4.1 `send` params -> the bus request (media: `mediaUrl` first, then `mediaUrls`). */
 export function sendRequest(params: SendParams) {
   return {
-    channel: params.channel ?? "",
+    channel: params.channel,
     to: params.to,
-    text: params.message ?? "",
+    text: params.message,
     mediaUrls: [...(params.mediaUrl === undefined ? [] : [params.mediaUrl]), ...(params.mediaUrls ?? [])],
     gifPlayback: params.gifPlayback,
-    accountId: params.accountId ?? "",
-    threadId: params.threadId ?? "",
-    sessionKey: params.sessionKey ?? "",
+    accountId: params.accountId,
+    threadId: params.threadId,
+    sessionKey: params.sessionKey,
     idempotencyKey: params.idempotencyKey,
   };
 }
 
 function pollRequest(params: PollParams) {
   return {
-    channel: params.channel ?? "",
+    channel: params.channel,
     to: params.to,
     question: params.question,
     options: params.options,
     allowMultipleAnswers: params.allowMultipleAnswers,
     anonymous: params.anonymous,
-    accountId: params.accountId ?? "",
-    threadId: params.threadId ?? "",
-    sessionKey: params.sessionKey ?? "",
+    accountId: params.accountId,
+    threadId: params.threadId,
+    sessionKey: params.sessionKey,
     idempotencyKey: params.idempotencyKey,
   };
 }

@@ -14,31 +14,36 @@ export const protobufFileName = "gateway/v1/delivery.proto";
 /**
  * `send` (SPEC §4.1). Empty strings are absent; delivery resolves the channel (explicit, then
  * the session key's prefix, then the configured default).
+ * A field absent is not given: the channel then comes from the session key or channels.default,
+ * the account is the channel's first (SPEC §4.1).
  */
 export interface DeliverySendRequest {
-  channel: string;
+  channel?:
+    | string
+    | undefined;
   /** Empty when the session key names the recipient (`telegram:12345` sends to 12345). */
   to: string;
-  text: string;
+  /** Absent or empty: media only. */
+  text?: string | undefined;
   mediaUrls: string[];
   gifPlayback: boolean;
-  accountId: string;
-  threadId: string;
-  sessionKey: string;
+  accountId?: string | undefined;
+  threadId?: string | undefined;
+  sessionKey?: string | undefined;
   idempotencyKey: string;
 }
 
 /** `poll` (SPEC §4.1). */
 export interface DeliveryPollRequest {
-  channel: string;
+  channel?: string | undefined;
   to: string;
   question: string;
   options: string[];
   allowMultipleAnswers: boolean;
   anonymous: boolean;
-  accountId: string;
-  threadId: string;
-  sessionKey: string;
+  accountId?: string | undefined;
+  threadId?: string | undefined;
+  sessionKey?: string | undefined;
   idempotencyKey: string;
 }
 
@@ -237,27 +242,27 @@ export interface ChannelsPairingRejectResponse {
 
 function createBaseDeliverySendRequest(): DeliverySendRequest {
   return {
-    channel: "",
+    channel: undefined,
     to: "",
-    text: "",
+    text: undefined,
     mediaUrls: [],
     gifPlayback: false,
-    accountId: "",
-    threadId: "",
-    sessionKey: "",
+    accountId: undefined,
+    threadId: undefined,
+    sessionKey: undefined,
     idempotencyKey: "",
   };
 }
 
 export const DeliverySendRequest: MessageFns<DeliverySendRequest> = {
   encode(message: DeliverySendRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.channel !== "") {
+    if (message.channel !== undefined) {
       writer.uint32(10).string(message.channel);
     }
     if (message.to !== "") {
       writer.uint32(18).string(message.to);
     }
-    if (message.text !== "") {
+    if (message.text !== undefined) {
       writer.uint32(26).string(message.text);
     }
     for (const v of message.mediaUrls) {
@@ -266,13 +271,13 @@ export const DeliverySendRequest: MessageFns<DeliverySendRequest> = {
     if (message.gifPlayback !== false) {
       writer.uint32(40).bool(message.gifPlayback);
     }
-    if (message.accountId !== "") {
+    if (message.accountId !== undefined) {
       writer.uint32(50).string(message.accountId);
     }
-    if (message.threadId !== "") {
+    if (message.threadId !== undefined) {
       writer.uint32(58).string(message.threadId);
     }
-    if (message.sessionKey !== "") {
+    if (message.sessionKey !== undefined) {
       writer.uint32(66).string(message.sessionKey);
     }
     if (message.idempotencyKey !== "") {
@@ -381,22 +386,22 @@ export const DeliverySendRequest: MessageFns<DeliverySendRequest> = {
 
 function createBaseDeliveryPollRequest(): DeliveryPollRequest {
   return {
-    channel: "",
+    channel: undefined,
     to: "",
     question: "",
     options: [],
     allowMultipleAnswers: false,
     anonymous: false,
-    accountId: "",
-    threadId: "",
-    sessionKey: "",
+    accountId: undefined,
+    threadId: undefined,
+    sessionKey: undefined,
     idempotencyKey: "",
   };
 }
 
 export const DeliveryPollRequest: MessageFns<DeliveryPollRequest> = {
   encode(message: DeliveryPollRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.channel !== "") {
+    if (message.channel !== undefined) {
       writer.uint32(10).string(message.channel);
     }
     if (message.to !== "") {
@@ -414,13 +419,13 @@ export const DeliveryPollRequest: MessageFns<DeliveryPollRequest> = {
     if (message.anonymous !== false) {
       writer.uint32(48).bool(message.anonymous);
     }
-    if (message.accountId !== "") {
+    if (message.accountId !== undefined) {
       writer.uint32(58).string(message.accountId);
     }
-    if (message.threadId !== "") {
+    if (message.threadId !== undefined) {
       writer.uint32(66).string(message.threadId);
     }
-    if (message.sessionKey !== "") {
+    if (message.sessionKey !== undefined) {
       writer.uint32(74).string(message.sessionKey);
     }
     if (message.idempotencyKey !== "") {
