@@ -29,6 +29,7 @@ describe("runRequest (the one RunRequest literal)", () => {
       sampling: undefined,
       toolCallTurn: undefined,
       toolResults: [],
+      attachments: [],
     });
     const b = runRequest({ sessionKey: "s:1", message: "hi", edgeId: "hooks" });
     expect([b.runId, b.nonce]).not.toContain(a.runId);
