@@ -83,6 +83,8 @@ describe.each(MODES)("model fallback chains (%s)", (mode) => {
       ],
     };
     expect(last.data).toMatchObject({ phase: "end", ...route });
+    // The start names the agent and the model the run asked first (nothing was cooling yet).
+    expect(events.filter((e) => e.stream === "lifecycle").map((e) => e.data)).toEqual([{ phase: "start", agentId: "chain", model: "p1/m1" }, last.data]);
     // The run's result names them too: the agent answer and agent.wait.
     expect(answer).toMatchObject(route);
     const client = await WsClient.open(gw.wsUrl());
@@ -124,6 +126,8 @@ describe.each(MODES)("model fallback chains (%s)", (mode) => {
       await gw.runners![ranOn()]!.stop();
     }
     const { events, last } = await run("chain", "after the stop");
+    // The start already names the model that answers: p1 is cooling, so p2 is asked first.
+    expect(events[0]!.data).toEqual({ phase: "start", agentId: "chain", model: "p2/m2" });
     expect(last.data).toMatchObject({ phase: "end", model: "p2/m2" });
     expect(last.data.fallbacks).toBeUndefined();
     expect(assistantText(events)).toBe("You said: after the stop");

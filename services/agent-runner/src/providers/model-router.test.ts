@@ -66,6 +66,22 @@ describe("a fallback chain", () => {
     expect([route.answered, route.fallbacks]).toEqual(["two/m2", []]);
   });
 
+  it("names the model a call asks first before it is made, from the cooldowns it then routes by", async () => {
+    fakes[0]!.script({ kind: "status", status: 429, retryAfter: "30" });
+    expect(await runner().resolve("one/m1,two/m2").firstChoice()).toBe("one/m1");
+    await drain(runner().resolve("one/m1,two/m2").provider.stream(request("cool one"), new AbortController().signal));
+    const reads = { count: 0 };
+    const getMany: FastStore["values"]["getMany"] = (keys) => (reads.count++, store.values.getMany(keys));
+    const counting: FastStore = Object.assign(Object.create(store) as FastStore, { values: Object.assign(Object.create(store.values) as FastStore["values"], { getMany }) });
+    const { provider, firstChoice } = new ProviderRegistry(models(), { retry: NO_WAIT, fastStore: counting }).resolve("one/m1,two/m2");
+    expect(await firstChoice()).toBe("two/m2");
+    const afterPlan = reads.count;
+    expect(await drain(provider.stream(request("after"), new AbortController().signal))).toEqual({ text: "You said: after" });
+    // The call used the plan it announced: no second cooldown read.
+    expect(reads.count).toBe(afterPlan);
+    expect(await runner().resolve("one/m1").firstChoice()).toBe("one/m1");
+  });
+
   it("does not fall back once output began: the run fails with the first model's error", async () => {
     fakes[0]!.script({ kind: "drop", chunk: "partial " });
     const before = fakes[1]!.requests.length;

@@ -78,10 +78,21 @@ export class ModelRouter implements ModelProvider {
     private readonly deps: RouterDeps,
   ) {}
 
+  /** The plan `firstChoice` read, kept for the call it announced. */
+  private planned: Promise<Candidate[]> | undefined;
+
+  /**
+   * The model the next call tries first: the chain's first candidate not cooling down (its
+   * first entry when all are). The plan is kept, so that call reads no cooldowns again.
+   */
+  async firstChoice(): Promise<string> {
+    this.planned ??= this.plan();
+    return (await this.planned)[0]?.ref ?? this.chain[0]!.ref;
+  }
+
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-    const order = weightedOrder(this.chain, (p) => this.deps.weightOf(p));
-    const all = candidates(order, (p) => this.deps.keysOf(p), (p) => this.deps.turn(p));
-    let left = planAttempts(all, await this.coolState(all));
+    let left = await (this.planned ?? this.plan());
+    this.planned = undefined;
     let last: unknown;
     while (left.length > 0) {
       const candidate = left.shift()!;
@@ -106,6 +117,12 @@ export class ModelRouter implements ModelProvider {
       }
     }
     throw last;
+  }
+
+  private async plan(): Promise<Candidate[]> {
+    const order = weightedOrder(this.chain, (p) => this.deps.weightOf(p));
+    const all = candidates(order, (p) => this.deps.keysOf(p), (p) => this.deps.turn(p));
+    return planAttempts(all, await this.coolState(all));
   }
 
   /** A chain of one candidate has nothing to choose: no store read on its way. */

@@ -45,6 +45,8 @@ export interface ResolvedModel {
   model: string;
   /** The model that answered and the fallbacks taken, filled in as the run calls. */
   route: RouteReport;
+  /** `<provider>/<model>` the first call tries (the chain's first not cooling down). */
+  firstChoice(): Promise<string>;
 }
 
 /**
@@ -118,7 +120,7 @@ export class ProviderRegistry {
       onStoreError: this.opts.onStoreError ?? (() => undefined),
     });
     const retrying = new RetryingProvider(router, this.opts.retry ?? DEFAULT_RETRY);
-    return { provider: new SecretRedactingProvider(retrying, this.scrub), model: chain[0]!.model, route: router.report };
+    return { provider: new SecretRedactingProvider(retrying, this.scrub), model: chain[0]!.model, route: router.report, firstChoice: () => router.firstChoice() };
   }
 
   /** The first model of a chain that reads no images (models.providers.<id>.input), or undefined. */

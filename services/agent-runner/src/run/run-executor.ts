@@ -58,8 +58,8 @@ const HEARTBEAT_MS = 2_000;
 
 const THINKING = new Set(["low", "medium", "high", "extended"]);
 
-function asThinking(value: string): Thinking | undefined {
-  return THINKING.has(value) ? (value as Thinking) : undefined;
+function asThinking(value: string | undefined): Thinking | undefined {
+  return value !== undefined && THINKING.has(value) ? (value as Thinking) : undefined;
 }
 
 /** Whether this execution took the session's run lock (only then does it release it). */
@@ -71,8 +71,8 @@ async function loadLocked(deps: ExecutorDeps, req: RunRequest, lock: SessionLock
   // Runs on one session take turns, others run in parallel.
   await deps.locks.acquire(req.sessionKey, req.runId, signal);
   lock.held = true;
-  // A new session is bound to the requested agent ("": the default).
-  return deps.sessions.load(req.sessionKey, req.agentId, signal);
+  // A new session is bound to the requested agent (sessions.get's "": the default).
+  return deps.sessions.load(req.sessionKey, req.agentId ?? "", signal);
 }
 
 /** A stateless run's conversation comes with the request; there is no session to read or lock. */
@@ -88,6 +88,16 @@ function answeringAgent(deps: ExecutorDeps, requested: AgentConfig | undefined, 
   return requested ?? deps.directory.find(session.agentId) ?? deps.directory.get("");
 }
 
+/**
+ * The lifecycle `start`, once per run: sent when the run knows its agent and the model it asks
+ * first, before any output; a run that fails earlier sends it, without a model, before its error.
+ */
+function startLifecycle(events: RunEventPublisher, facts: RunFacts, data: { agentId: string; model?: string }): void {
+  if (facts.started) return;
+  facts.started = true;
+  events.emit("lifecycle", { phase: "start", ...(data.agentId ? { agentId: data.agentId } : {}), ...(data.model ? { model: data.model } : {}) });
+}
+
 /** `confirmed` settles once the claim is read: tools and session writes wait for it. */
 async function execute(
   deps: ExecutorDeps,
@@ -100,18 +110,19 @@ async function execute(
 ): Promise<ExecutedRun> {
   if (req.deliver) await deps.delivery.check(req);
   // An unknown agent fails the run before it waits for the session.
-  const requested = req.agentId === "" ? undefined : deps.directory.get(req.agentId);
+  const requested = req.agentId === undefined ? undefined : deps.directory.get(req.agentId);
   const session = req.ephemeral ? ephemeralSession(req) : await loadLocked(deps, req, lock, signal);
   const agent = answeringAgent(deps, requested, session);
   facts.agentId = agent.id;
-  const thinking = asThinking(req.thinking) ?? asThinking(session.thinking);
-  if (thinking) events.emit("lifecycle", { phase: "thinking" });
   // The session's model is its bound agent's (sessions.patch, or that agent's at creation): another
   // agent answering on the session (a binding moved the chat, an explicit agentId) uses its own.
   const sessionModel = session.agentId === agent.id ? session.model : "";
   facts.model = req.model || sessionModel || agent.model;
-  const { provider, model, route } = deps.providers.resolve(facts.model);
+  const { provider, model, route, firstChoice } = deps.providers.resolve(facts.model);
   facts.route = route;
+  startLifecycle(events, facts, { agentId: agent.id, model: await firstChoice() });
+  const thinking = asThinking(req.thinking) ?? asThinking(session.thinking);
+  if (thinking) events.emit("lifecycle", { phase: "thinking" });
   const system = [req.extraSystemPrompt, agent.systemPrompt ?? "", session.summary].filter(Boolean).join("\n\n");
   const turn = req.toolResults.length
     ? toolResultTurn(session.messages, req.toolCallTurn, req.toolResults)
@@ -208,12 +219,11 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
     },
     () => undefined,
   );
-  events.emit("lifecycle", { phase: "start" });
   const lock: SessionLock = { held: false };
   const started = performance.now();
   // The run's span: a child of the request that queued it, whichever runner takes it.
   const span = beginSpan("agent-runner", "agent run", "consumer")?.set("gw.run.id", req.runId).set("gw.runner.id", deps.runnerId);
-  const facts: RunFacts = { agentId: req.agentId, model: req.model };
+  const facts: RunFacts = { agentId: req.agentId ?? "", model: req.model ?? "" };
   const summarize = (result: string) => {
     const summary: RunSummary = {
       runId: req.runId,
@@ -245,6 +255,9 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
       summarize("ok");
       return;
     }
+    // A run that failed before it had a model (an unknown agent, an abort while it waited for
+    // its session) still starts before it ends.
+    startLifecycle(events, facts, { agentId: facts.agentId });
     const failure = runFailure(outcome.err, controller.signal);
     if (failure.code === "INTERNAL") log.error({ err: outcome.err }, "run failed");
     else log.info({ code: failure.code, reason: failure.message }, "run ended with an error");

@@ -11,6 +11,8 @@ export interface RunFacts {
   model: string;
   /** Which model answered and the fallbacks taken, once the run has a model. */
   route?: RouteReport;
+  /** The lifecycle `start` was sent. */
+  started?: boolean;
 }
 
 /** A run that ended well: the loop's result, and the inbox messages it read (inbox-reader.ts). */
