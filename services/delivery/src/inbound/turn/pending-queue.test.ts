@@ -42,6 +42,13 @@ describe("steer and interrupt marks", () => {
     expect(markSteer(running, "in:tg:default:9")).toBeUndefined();
   });
 
+  it("steer stops at a message with a file: it waits for a turn of its own, and those after it too", () => {
+    const photo = item("3", { message: { ...inboundMessage("3"), attachments: [{ kind: "image", id: "f1" }] } });
+    const queue = queueOf(item("1", { turn: R1 }), item("2"), photo, item("4"));
+    expect(markSteer(queue, R1)!.items.map((i) => i.steer)).toEqual([undefined, R1, undefined, undefined]);
+    expect(markSteer(queueOf(item("1", { turn: R1 }), photo, item("4")), R1)).toBeUndefined();
+  });
+
   it("interrupt names the running turn once, only with a newer message waiting", () => {
     const marked = markInterrupt(running, R1)!;
     expect(marked.interrupt).toBe(R1);

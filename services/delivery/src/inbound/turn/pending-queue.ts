@@ -53,10 +53,24 @@ export function untouched(queue: SessionQueue): QueuedMessage[] {
   return queue.items.filter((item) => item.turn === undefined && item.steer === undefined);
 }
 
-/** Hands every untouched message to the running turn `runId` (steer); undefined when there is nothing to do. */
+/**
+ * Hands the untouched messages to the running turn `runId` (steer), up to the first that carries
+ * a file: a run's inbox takes text, so a photo waits for a turn of its own (where it is fetched,
+ * checked and given to the agent as an image), and the messages after it wait too, in order.
+ * Undefined when there is nothing to hand.
+ */
 export function markSteer(queue: SessionQueue, runId: string): SessionQueue | undefined {
-  if (queue.items[0]?.turn !== runId || untouched(queue).length === 0) return undefined;
-  return { ...queue, items: queue.items.map((item) => (item.turn === undefined && item.steer === undefined ? { ...item, steer: runId } : item)) };
+  if (queue.items[0]?.turn !== runId) return undefined;
+  let open = true;
+  let handed = 0;
+  const items = queue.items.map((item) => {
+    if (item.turn !== undefined || item.steer !== undefined) return item;
+    open &&= (item.message.attachments?.length ?? 0) === 0;
+    if (!open) return item;
+    handed++;
+    return { ...item, steer: runId };
+  });
+  return handed === 0 ? undefined : { ...queue, items };
 }
 
 /** Marks the running turn `runId` as stopped for newer messages (interrupt); undefined when already so or over. */
