@@ -12,7 +12,7 @@ export {
   terminalMessages,
 } from "./agent-events.js";
 export { type EndRunDeps, endOverdueRun, endRun } from "./end-run.js";
-export { queuedRecord, type Registration, registerRun, runRequest, type RunRequestFields } from "./run-request.js";
+export { decodeRunRequest, queuedRecord, type Registration, registerRun, runRequest, type RunRequestFields } from "./run-request.js";
 // Waiting for a run: the driver only; its machine (run-wait.ts) and the runner-death detector
 // (runner-death.ts) are how it works, not what its callers use.
 export type { RunWaitTimings } from "./run-wait.js";

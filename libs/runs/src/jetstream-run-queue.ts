@@ -5,6 +5,7 @@ import { type BackoffPolicy, retryDelay, sleep } from "@gw/runtime";
 import { headers, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import { LongPull } from "./jetstream-pull.js";
 import { type RunConsumer, type RunHandler, type RunQueue, runInSlot, Slots } from "./run-queue.js";
+import { decodeRunRequest } from "./run-request.js";
 
 export interface JetStreamRunQueueOptions {
   /** The bus subject prefix (nats.subjectPrefix); the stream is named after it. */
@@ -224,7 +225,7 @@ export class JetStreamRunQueue implements RunQueue {
     const reply = msg.reply;
     let request: RunRequest;
     try {
-      request = RunRequest.decode(msg.data);
+      request = decodeRunRequest(msg.data);
     } catch {
       this.answer(reply, "+TERM");
       return;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { isGatewayError, type RunRecord, type RunRequest } from "@gw/contracts";
+import { given, isGatewayError, type RunRecord, RunRequest } from "@gw/contracts";
 import type { RunRegistry } from "./run-registry.js";
 
 type Given = "sessionKey" | "message" | "edgeId";
@@ -10,25 +10,47 @@ type Given = "sessionKey" | "message" | "edgeId";
  */
 export type RunRequestFields = Pick<RunRequest, Given> & { [K in Exclude<keyof RunRequest, Given>]?: RunRequest[K] | undefined };
 
+/** The request's optional text fields (proto3 `optional`): absent is "not given", the runner's default. */
+const OPTIONAL_TEXT = ["agentId", "model", "thinking", "extraSystemPrompt", "messageChannel", "to", "sender"] as const satisfies ReadonlyArray<keyof RunRequest>;
+
+/** `request` with every optional text field that is "" made absent. */
+function withoutEmpty<T extends Partial<RunRequest>>(request: T): T {
+  const out = { ...request };
+  for (const key of OPTIONAL_TEXT) out[key] = given(request[key]);
+  return out;
+}
+
 /**
- * The one RunRequest literal: every field the fields leave out is "the default" (an empty
- * string, 0, false, nothing), a new runId and nonce unless given, accepted now. The request
- * carries whole seconds: a fraction rounds up, so the run never gets less than asked.
+ * A queued request (the run queue's, a hook's deferred run) as its reader takes it: a field
+ * carried as "" reads as absent, so no reader past this point sees "" in an optional field.
+ * (An older build's "" never reached the bytes, proto3 leaves it out, so its requests still
+ * queued read as absent either way.)
+ */
+export function decodeRunRequest(bytes: Uint8Array): RunRequest {
+  return withoutEmpty(RunRequest.decode(bytes));
+}
+
+/**
+ * The one RunRequest literal: every field the fields leave out is "the default" (absent, or
+ * 0, false, nothing), a new runId and nonce unless given, accepted now; an optional field
+ * given as "" is left out too. The request carries whole seconds: a fraction rounds up, so the
+ * run never gets less than asked.
  */
 export function runRequest(fields: RunRequestFields): RunRequest {
+  const text = withoutEmpty(fields);
   return {
     runId: fields.runId ?? randomUUID(),
     sessionKey: fields.sessionKey,
-    agentId: fields.agentId ?? "",
+    agentId: text.agentId,
     message: fields.message,
-    model: fields.model ?? "",
-    thinking: fields.thinking ?? "",
-    extraSystemPrompt: fields.extraSystemPrompt ?? "",
+    model: text.model,
+    thinking: text.thinking,
+    extraSystemPrompt: text.extraSystemPrompt,
     timeoutSeconds: Math.ceil(fields.timeoutSeconds ?? 0),
     deliver: fields.deliver ?? false,
-    messageChannel: fields.messageChannel ?? "",
-    to: fields.to ?? "",
-    sender: fields.sender ?? "",
+    messageChannel: text.messageChannel,
+    to: text.to,
+    sender: text.sender,
     edgeId: fields.edgeId,
     acceptedAt: fields.acceptedAt ?? Date.now(),
     ephemeral: fields.ephemeral ?? false,
@@ -50,7 +72,8 @@ export function queuedRecord(request: RunRequest, at: number = request.acceptedA
     runId: request.runId,
     nonce: request.nonce,
     sessionKey: request.sessionKey,
-    agentId: request.agentId,
+    // The record's agent is "" for the default, as the runner reads it.
+    agentId: request.agentId ?? "",
     state: "queued",
     edgeId: request.edgeId,
     createdAt: at,

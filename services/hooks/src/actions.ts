@@ -130,12 +130,10 @@ export class HookActions {
       {
         message: {
           channel: request.messageChannel,
-          to: request.to,
+          to: request.to ?? "",
           text: "check",
           mediaUrls: [],
           gifPlayback: false,
-          accountId: "",
-          threadId: "",
           sessionKey: request.sessionKey,
           idempotencyKey: `run:${request.runId}`,
         },

@@ -24,7 +24,7 @@ describe("POST /hooks/agent over the bus", () => {
     expect(first.sessionKey).toMatch(/^hook:[0-9a-f-]{36}$/);
     expect(second.sessionKey).not.toBe(first.sessionKey);
     await until(() => h!.runs.length === 2);
-    expect(h.runs[0]).toMatchObject({ runId: first.runId, sessionKey: first.sessionKey, message: "summarise the build", sender: "Hook", agentId: "", deliver: false });
+    expect(h.runs[0]).toMatchObject({ runId: first.runId, sessionKey: first.sessionKey, message: "summarise the build", sender: "Hook", agentId: undefined, deliver: false });
     expect(h.runs[1]).toMatchObject({ runId: second.runId, sender: "CI", agentId: "ops", model: "builtin/echo", thinking: "low", timeoutSeconds: 30 });
     // "Accepted" means registered and queued: the record is there when the answer is.
     expect(await h.registry.get(first.runId)).toMatchObject({ sessionKey: first.sessionKey, edgeId: "hooks" });
@@ -86,7 +86,7 @@ describe("POST /hooks/wake over the bus", () => {
     expect(accepted).toMatchObject({ action: "wake", wakeMode: "now", sessionKey: "hook:main" });
     await until(() => h!.runs.length === 1);
     const turn = h.runs[0]!;
-    expect(turn).toMatchObject({ runId: accepted.runId, sessionKey: "hook:main", sender: "heartbeat", agentId: "", deliver: false });
+    expect(turn).toMatchObject({ runId: accepted.runId, sessionKey: "hook:main", sender: "heartbeat", agentId: undefined, deliver: false });
     expect(turn.message).toMatch(/^Heartbeat: 1 system event since the last heartbeat, oldest first\.\n\[\d{4}-.*Z\] wake: deploy finished$/);
     expect(turn.extraSystemPrompt).toContain("started by the gateway's heartbeat");
   });

@@ -10,12 +10,11 @@ export interface AnswerDeliveryDeps {
 function message(req: RunRequest, text: string) {
   return {
     channel: req.messageChannel,
-    to: req.to,
+    // "": the person of a channel's session key (send's `to`).
+    to: req.to ?? "",
     text,
     mediaUrls: [],
     gifPlayback: false,
-    accountId: "",
-    threadId: "",
     sessionKey: req.sessionKey,
     // One delivery per run, however often its outcome is retried.
     idempotencyKey: `run:${req.runId}`,

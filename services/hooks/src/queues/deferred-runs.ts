@@ -1,4 +1,5 @@
 import { encodeMessage, RunRequest } from "@gw/contracts";
+import { decodeRunRequest } from "@gw/runs";
 import type { DurableKv } from "@gw/store";
 
 export interface DeferredRun {
@@ -25,7 +26,7 @@ export class DeferredRuns {
       const entry = await this.kv.get(key);
       if (entry === null) continue;
       try {
-        runs.push({ key, request: RunRequest.decode(entry.value) });
+        runs.push({ key, request: decodeRunRequest(entry.value) });
       } catch {
         await this.kv.delete(key);
       }

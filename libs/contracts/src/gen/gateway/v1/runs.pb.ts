@@ -11,24 +11,37 @@ export const protobufPackage = "gateway.v1";
 
 export const protobufFileName = "gateway/v1/runs.proto";
 
+/**
+ * An optional field absent is not given (the runner's default). A build from before they were
+ * optional sent "" for that, which proto3 leaves out of the bytes, so its queued requests read
+ * as absent; a "" on the wire reads as absent too (decodeRunRequest in libs/runs).
+ */
 export interface RunRequest {
   runId: string;
   sessionKey: string;
-  /** Empty selects the configured default agent. */
-  agentId: string;
+  /** Absent selects the configured default agent. */
+  agentId?: string | undefined;
   message: string;
-  /** Per-request "<provider>/<model>" override; empty keeps the session's or agent's model. */
-  model: string;
-  /** "", low, medium, high, extended. */
-  thinking: string;
-  extraSystemPrompt: string;
+  /** Per-request "<provider>/<model>" override; absent keeps the session's or agent's model. */
+  model?:
+    | string
+    | undefined;
+  /** low, medium, high, extended; absent keeps the session's or agent's level. */
+  thinking?: string | undefined;
+  extraSystemPrompt?:
+    | string
+    | undefined;
   /** 0: the runner's default. */
   timeoutSeconds: number;
   deliver: boolean;
-  messageChannel: string;
-  to: string;
+  messageChannel?: string | undefined;
+  to?:
+    | string
+    | undefined;
   /** Display name recorded as the user message's sender. */
-  sender: string;
+  sender?:
+    | string
+    | undefined;
   /** The edge that accepted the run (for logs). */
   edgeId: string;
   /** Epoch ms the edge accepted the run. */
@@ -186,16 +199,16 @@ function createBaseRunRequest(): RunRequest {
   return {
     runId: "",
     sessionKey: "",
-    agentId: "",
+    agentId: undefined,
     message: "",
-    model: "",
-    thinking: "",
-    extraSystemPrompt: "",
+    model: undefined,
+    thinking: undefined,
+    extraSystemPrompt: undefined,
     timeoutSeconds: 0,
     deliver: false,
-    messageChannel: "",
-    to: "",
-    sender: "",
+    messageChannel: undefined,
+    to: undefined,
+    sender: undefined,
     edgeId: "",
     acceptedAt: 0,
     ephemeral: false,
@@ -218,19 +231,19 @@ export const RunRequest: MessageFns<RunRequest> = {
     if (message.sessionKey !== "") {
       writer.uint32(18).string(message.sessionKey);
     }
-    if (message.agentId !== "") {
+    if (message.agentId !== undefined) {
       writer.uint32(26).string(message.agentId);
     }
     if (message.message !== "") {
       writer.uint32(34).string(message.message);
     }
-    if (message.model !== "") {
+    if (message.model !== undefined) {
       writer.uint32(42).string(message.model);
     }
-    if (message.thinking !== "") {
+    if (message.thinking !== undefined) {
       writer.uint32(50).string(message.thinking);
     }
-    if (message.extraSystemPrompt !== "") {
+    if (message.extraSystemPrompt !== undefined) {
       writer.uint32(58).string(message.extraSystemPrompt);
     }
     if (message.timeoutSeconds !== 0) {
@@ -239,13 +252,13 @@ export const RunRequest: MessageFns<RunRequest> = {
     if (message.deliver !== false) {
       writer.uint32(72).bool(message.deliver);
     }
-    if (message.messageChannel !== "") {
+    if (message.messageChannel !== undefined) {
       writer.uint32(82).string(message.messageChannel);
     }
-    if (message.to !== "") {
+    if (message.to !== undefined) {
       writer.uint32(90).string(message.to);
     }
-    if (message.sender !== "") {
+    if (message.sender !== undefined) {
       writer.uint32(98).string(message.sender);
     }
     if (message.edgeId !== "") {
