@@ -141,7 +141,8 @@ export class Chat {
       this.currentModel = preview.model;
       for (const message of [...preview.messages].reverse()) {
         const role = message.role === "user" ? "user" : "assistant";
-        new MessageView(this.messages, role, role === "user" ? "You" : message.sender || this.agentName(preview.agentId), message.body);
+        const view = new MessageView(this.messages, role, role === "user" ? "You" : message.sender || this.agentName(preview.agentId), message.body);
+        view.attachments(message.attachments ?? []);
       }
     } catch (err) {
       // A thread no run has used yet does not exist on the gateway: it starts empty.

@@ -115,6 +115,14 @@ export class MessageView {
     }
   }
 
+  /** The images that came with a user message, as `sessions.preview` lists them (never the bytes): one label each. */
+  attachments(list: readonly AttachmentView[]): void {
+    if (list.length === 0) return;
+    const row = el("div", "attachments");
+    for (const item of list) row.append(el("span", "attachment", attachmentLabel(item)));
+    this.item.append(row);
+  }
+
   /** The image items of an answer, below its text. */
   images(payloads: readonly PayloadItem[]): void {
     for (const item of payloads as readonly ImageItem[]) {
@@ -129,5 +137,34 @@ export class MessageView {
       image.alt = item.alt ?? "image from the answer";
       this.item.append(image);
     }
+  }
+}
+
+/** An attachment as `sessions.preview` shows it. */
+export interface AttachmentView {
+  type: string;
+  mimeType?: string;
+  url?: string;
+  size?: number;
+}
+
+/** "image (image/jpeg, 1.5 KB)", or with the host it lives on for an https image. */
+export function attachmentLabel(item: AttachmentView): string {
+  const facts = [item.mimeType, item.size === undefined ? undefined : bytesText(item.size), hostOf(item.url)].filter(Boolean);
+  return facts.length ? `${item.type} (${facts.join(", ")})` : item.type;
+}
+
+function bytesText(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+function hostOf(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
   }
 }
