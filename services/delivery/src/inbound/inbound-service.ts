@@ -143,8 +143,7 @@ async function notifyApproved(deps: InboundDeps, entry: PairingEntry): Promise<v
       text: "You are approved: the agent answers your messages from now on.",
       mediaUrls: [],
       gifPlayback: false,
-      threadId: entry.threadId ?? "",
-      sessionKey: "",
+      threadId: entry.threadId,
       idempotencyKey: `pair:${entry.channel}:${entry.accountId}:${entry.sender}:${entry.code}`,
     });
   } catch (err) {

@@ -207,8 +207,7 @@ export class InboundTurn {
       text,
       mediaUrls: [],
       gifPlayback: false,
-      threadId: threadId ?? "",
-      sessionKey: "",
+      threadId,
       idempotencyKey: eventKey,
     };
     try {
