@@ -24,6 +24,10 @@ export function startBenchGateway(
     extraConfig?: Record<string, unknown>;
     /** Edge processes in distributed mode (default 1). */
     edges?: number;
+    /** Runner, delivery and hooks processes in distributed mode (the fixture's defaults when absent). */
+    runners?: number;
+    deliveryReplicas?: number;
+    hooksReplicas?: number;
     /** More agents and model providers beside the fake upstream's (with `upstreamUrl`). */
     agents?: Array<Record<string, unknown>>;
     providers?: Record<string, unknown>;
@@ -31,6 +35,9 @@ export function startBenchGateway(
 ): Promise<GatewayUnderTest> {
   const options: GatewayOptions = {
     ...(opts.edges ? { edges: opts.edges } : {}),
+    ...(opts.runners ? { runners: opts.runners } : {}),
+    ...(opts.deliveryReplicas ? { deliveryReplicas: opts.deliveryReplicas } : {}),
+    ...(opts.hooksReplicas ? { hooksReplicas: opts.hooksReplicas } : {}),
     gateway: { limits: { maxConnectionsPerIp: 100_000, ...opts.limits } },
     ...(opts.metrics ? { health: true } : {}),
     ...(opts.extraConfig ? { extraConfig: opts.extraConfig } : {}),

@@ -21,10 +21,17 @@ export interface ProcessMemory {
   heapTotal: number;
   /** Memory outside the V8 heap that JS objects hold (Buffers, ArrayBuffers). */
   external: number;
+  /**
+   * V8's young generation reserved (`space="new"`): V8 grows it under allocation pressure up to
+   * its cap and shrinks it when allocation slows, which moves RSS with no object retained.
+   */
+  newSpace: number;
+  /** Seconds spent in garbage collection since start, every kind (not memory: its cost, same scrape). */
+  gcSeconds: number;
 }
 
 export async function processMemoryMiB(metricsPort: number | undefined): Promise<ProcessMemory> {
-  const none = { heapUsed: Number.NaN, heapTotal: Number.NaN, external: Number.NaN };
+  const none = { heapUsed: Number.NaN, heapTotal: Number.NaN, external: Number.NaN, newSpace: Number.NaN, gcSeconds: Number.NaN };
   if (metricsPort === undefined) return none;
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   const gauge = (name: string) => {
@@ -35,5 +42,7 @@ export async function processMemoryMiB(metricsPort: number | undefined): Promise
     heapUsed: gauge("nodejs_heap_size_used_bytes"),
     heapTotal: gauge("nodejs_heap_size_total_bytes"),
     external: gauge("nodejs_external_memory_bytes"),
+    newSpace: gauge('nodejs_heap_space_size_total_bytes\\{[^}]*space="new"[^}]*\\}'),
+    gcSeconds: [...text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} ([0-9.e+-]+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0),
   };
 }

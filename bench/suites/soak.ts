@@ -26,6 +26,18 @@ function rssMiB(pid: number | undefined): number {
   }
 }
 
+/**
+ * With GW_HEAP_SNAPSHOT_DIR set, every service was started with `--heapsnapshot-signal=SIGUSR2`
+ * and writes a snapshot there on the signal: one after warm-up and one at the end, to compare.
+ * Writing one grows the process's RSS, so such a run's RSS figures are void.
+ */
+async function snapshotHeaps(gw: GatewayUnderTest, settleMs = 0): Promise<void> {
+  if (!process.env.GW_HEAP_SNAPSHOT_DIR) return;
+  for (const o of gw.ops) o.proc.child.kill("SIGUSR2");
+  // A process writes its snapshot on its own thread, blocked: it must not be stopped before.
+  await sleep(settleMs);
+}
+
 const rounded = (v: number) => Math.round(v * 10) / 10;
 
 interface Counts {
@@ -118,7 +130,8 @@ async function run(ctx: BenchContext): Promise<BenchResult[]> {
   const fake = spawnBench("servers/fake-openai.ts");
   try {
     const upstreamUrl = `http://127.0.0.1:${(await fake.waitLine(/listening (\d+)/))[1]}`;
-    const gw = await startBenchGateway("distributed", { upstreamUrl, metrics: true, edges: 2 });
+    // Every service a distributed deployment runs (docker-compose.yml), runners two as in issue 28.
+    const gw = await startBenchGateway("distributed", { upstreamUrl, metrics: true, edges: 2, runners: 2, deliveryReplicas: 1, hooksReplicas: 1 });
     try {
       // The session the RPCs preview exists before the load starts.
       const warm = await RunDriver.open(gw.wsUrl());
@@ -135,6 +148,7 @@ async function run(ctx: BenchContext): Promise<BenchResult[]> {
           const at = Date.now() - started;
           if (!warmedUp && at >= warmupMs) {
             warmedUp = true;
+            await snapshotHeaps(gw);
             // Resets each edge's event-loop histogram: the final scrape covers the soak after warm-up.
             await Promise.all(gw.edges.map((e) => eventLoopP99(e.metricsPort)));
           }
@@ -143,7 +157,7 @@ async function run(ctx: BenchContext): Promise<BenchResult[]> {
             at,
             rss: Object.fromEntries(gw.ops.map((o) => [o.name, rounded(rssMiB(o.proc.child.pid))])),
             memory: Object.fromEntries(
-              gw.ops.map((o, i) => [o.name, { heapUsed: rounded(memory[i]!.heapUsed), heapTotal: rounded(memory[i]!.heapTotal), external: rounded(memory[i]!.external) }]),
+              gw.ops.map((o, i) => [o.name, { heapUsed: rounded(memory[i]!.heapUsed), heapTotal: rounded(memory[i]!.heapTotal), external: rounded(memory[i]!.external), newSpace: rounded(memory[i]!.newSpace), gcSeconds: Math.round(memory[i]!.gcSeconds * 1000) / 1000 }]),
             ),
           });
           await sleep(intervalMs);
@@ -176,6 +190,7 @@ async function run(ctx: BenchContext): Promise<BenchResult[]> {
         resetSessions(gw, until, counts.resets),
       ]);
       await sampler;
+      await snapshotHeaps(gw, 30_000);
       const loopP99 = await Promise.all(gw.edges.map(async (e) => rounded(await eventLoopP99(e.metricsPort))));
       return [report(ctx, { samples, warmupMs, loopP99, rpc, chat, counts })];
     } finally {
@@ -245,7 +260,7 @@ function report(ctx: BenchContext, m: Measured): BenchResult {
       load:
         "4 sockets x 2 WS RPCs in flight; 4 sockets x 4 agent runs in flight (agent slow: 50 chunks 20 ms apart) " +
         "over 16 sessions, one reset a second; 2 chat completions in flight (agent fast, streaming and not); " +
-        "a socket opened, connected, asked agents.list and closed every 100 ms; 2 edges, 1 runner, 1 sessions",
+        "a socket opened, connected, asked agents.list and closed every 100 ms; 2 edges, 2 runners, 1 sessions, 1 delivery, 1 hooks",
     },
   };
 }
