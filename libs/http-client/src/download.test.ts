@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpClient, type HttpClientOptions } from "./http-client.js";
+import { createHttpClient } from "./http-client.js";
+import type { HttpClientOptions } from "./http-client-types.js";
 import { HttpError } from "./http-error.js";
 import { startTestUpstream, type TestUpstream } from "./test-upstream.js";
 

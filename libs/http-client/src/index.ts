@@ -2,16 +2,8 @@ export { type AddressClass, classifyAddress, type EmbeddingKind, isPublicAddress
 export { DEFAULT_RETRY, type RetryOptions, type RetryPolicy, retryDelayMs, retryWithBackoff } from "./backoff.js";
 export { type BoundedBody, readBounded } from "./bounded-read.js";
 export { defaultErrorMessage, type ErrorBodyHook, type ErrorBodyInfo, type ResponseHeaders } from "./error-body.js";
-export {
-  createHttpClient,
-  type Download,
-  type DownloadOptions,
-  HttpClient,
-  type HttpClientOptions,
-  type HttpResponse,
-  type JsonResponse,
-  type RequestOptions,
-} from "./http-client.js";
+export { createHttpClient, HttpClient } from "./http-client.js";
+export type { Download, DownloadOptions, HttpClientOptions, HttpResponse, JsonResponse, RequestOptions } from "./http-client-types.js";
 export { HttpError, type HttpErrorKind, isRetryableStatus, SsrfError } from "./http-error.js";
 export type { BodyOptions } from "./request-body.js";
 export type { ResponseBody } from "./response-body.js";
