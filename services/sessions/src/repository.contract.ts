@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Batch, SessionMeta, StoredEntry, Tip } from "./model.js";
+import { AWKWARD_KEYS, expectChain, newMeta, textBatch, textEntry } from "./contract-helpers.js";
+import type { Batch, SessionMeta, StoredEntry } from "./model.js";
 import type { SessionRepository } from "./repository.js";
 
 export interface RepositorySubject {
@@ -21,57 +22,6 @@ export interface RepositorySubject {
    */
   settle?(): Promise<void>;
   dispose(): Promise<void>;
-}
-
-export const AWKWARD_KEYS = [
-  "telegram:@ops",
-  "signal:+15551234567",
-  "slack:#general",
-  "imessage:user@example.com",
-  "agent:main:telegram:direct",
-  "hook:a.b.*.>",
-  "web:with space/and/slashes",
-  `user:${"ü".repeat(200)}`,
-];
-
-export function newMeta(key: string, now = Date.now()): SessionMeta {
-  return {
-    key,
-    agentId: "main",
-    model: "builtin/echo",
-    thinking: "",
-    createdAt: now,
-    updatedAt: now,
-    messageCount: 0,
-    leafId: "",
-    gen: randomUUID(),
-    historySeq: 0,
-  };
-}
-
-function entry(body: string, parentId: string): StoredEntry {
-  const id = randomUUID();
-  return { id, parentId, role: "user", sender: "t", body, timestamp: Date.now(), runId: "", kind: "message", meta: "" };
-}
-
-/** A batch of `bodies` placed after `tip`, as the service builds them. */
-export function textBatch(meta: SessionMeta, bodies: string[]): (tip: Tip) => Batch {
-  return (tip) => {
-    let parent = tip.leafId;
-    const entries = bodies.map((b) => {
-      const e = entry(b, parent);
-      parent = e.id;
-      return e;
-    });
-    return { gen: meta.gen, base: false, count: tip.count + entries.length, at: Date.now(), entries };
-  };
-}
-
-/** Every entry's parent is the one before it: one linear chain, no fork, nothing lost. */
-export function expectChain(entries: StoredEntry[], bodies?: string[]): void {
-  entries.forEach((e, i) => expect(e.parentId).toBe(i === 0 ? "" : entries[i - 1]!.id));
-  expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
-  if (bodies) expect(entries.map((e) => e.body)).toEqual(bodies);
 }
 
 /** Every session this test's storage holds (tests store far fewer than a page's maximum). */
@@ -148,7 +98,7 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
       await repo.append(meta, textBatch(meta, ["a", "b", "c"]));
       const { tip } = await repo.branch(meta);
       await repo.append(meta, textBatch(meta, ["d"]));
-      const summary = entry("summary of a-c", "");
+      const summary = textEntry("summary of a-c", "");
       const base: Batch = { gen: meta.gen, base: true, count: 1, at: Date.now(), entries: [summary] };
       expect(await repo.replace(meta, base, tip)).toBe(false);
       const fresh = await repo.branch(meta);
@@ -236,7 +186,7 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
       const fresh = Array.from({ length: 30 }, (_, i) => ({ ...newMeta(`bulk:${tag}:${i}`, 1_000 + i), agentId: `bulk-${tag}` }));
       const chain = (n: number) => {
         const out: StoredEntry[] = [];
-        for (let i = 0; i < n; i++) out.push(entry(`e${i}`, out.at(-1)?.id ?? ""));
+        for (let i = 0; i < n; i++) out.push(textEntry(`e${i}`, out.at(-1)?.id ?? ""));
         return out;
       };
       const sessions = [...fresh.map((meta, i) => ({ meta, entries: chain(i % 3) })), { meta: newMeta(existing.key), entries: chain(2) }];
@@ -278,7 +228,7 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
       expect(await bodies(other)).toEqual(["d", "c", "b", "a"]);
       expect(await bodies(repo)).toEqual(["d", "c", "b", "a"]);
       const { tip } = await other.branch(meta);
-      const summary = entry("summary", "");
+      const summary = textEntry("summary", "");
       expect(await other.replace(meta, { gen: meta.gen, base: true, count: 1, at: Date.now(), entries: [summary] }, tip)).not.toBe(false);
       await subject.settle?.();
       expect(await bodies(repo)).toEqual(["summary"]);

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileSessionRepository } from "./file-repository.js";
 import { baseNameForKey } from "./file-names.js";
-import { describeRepositoryContract, expectChain, newMeta, textBatch } from "../repository.contract.js";
+import { describeRepositoryContract } from "../repository.contract.js";
+import { expectChain, newMeta, textBatch } from "../contract-helpers.js";
 
 const dirs: string[] = [];
 afterAll(async () => {

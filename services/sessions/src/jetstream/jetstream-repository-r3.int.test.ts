@@ -3,7 +3,8 @@ import { type NatsClusterHandle, startNatsCluster, waitFor } from "@gw/testing";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JetStreamRepos } from "./contract-helpers.js";
-import { describeRepositoryContract, expectChain, newMeta, textBatch } from "../repository.contract.js";
+import { describeRepositoryContract } from "../repository.contract.js";
+import { expectChain, newMeta, textBatch } from "../contract-helpers.js";
 
 /** One 3-node NATS cluster for the whole file; the session stream and bucket are R3. */
 let cluster: NatsClusterHandle;

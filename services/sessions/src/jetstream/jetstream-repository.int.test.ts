@@ -7,7 +7,8 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisSessionIndex } from "../list-index/redis-session-index.js";
 import { JetStreamRepos } from "./contract-helpers.js";
-import { describeRepositoryContract, expectChain, newMeta, textBatch } from "../repository.contract.js";
+import { describeRepositoryContract } from "../repository.contract.js";
+import { expectChain, newMeta, textBatch } from "../contract-helpers.js";
 
 let nats: NatsServerHandle;
 let redis: RedisServerHandle;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisSessionIndex } from "../list-index/redis-session-index.js";
 import type { SessionIndex } from "../list-index/session-index.js";
 import type { SessionMeta } from "../model.js";
-import { newMeta, textBatch } from "../repository.contract.js";
+import { newMeta, textBatch } from "../contract-helpers.js";
 import { startIndexFeed } from "./index-feed.js";
 import { JetStreamSessionRepository } from "./jetstream-repository.js";
 import { countJetStreamRequests } from "./contract-helpers.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newMeta } from "../repository.contract.js";
+import { newMeta } from "../contract-helpers.js";
 import { KnownMetas, REMEMBER_MS } from "./known-metas.js";
 
 const at = (key: string, revision: number, model = `m${revision}`) => ({ meta: { ...newMeta(key), model }, revision });

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { connectNats } from "@gw/bus";
 import { type NatsServerHandle, startNats } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newMeta, textBatch } from "../repository.contract.js";
+import { newMeta, textBatch } from "../contract-helpers.js";
 import type { JetStreamSessionRepository } from "./jetstream-repository.js";
 import { countJetStreamRequests, JetStreamRepos } from "./contract-helpers.js";
 

@@ -6,7 +6,7 @@ import type { SessionMeta } from "../model.js";
 import { MemorySessionIndex } from "./memory-session-index.js";
 import { RedisSessionIndex } from "./redis-session-index.js";
 import { describeSessionIndexContract } from "./session-index.contract.js";
-import { newMeta } from "../repository.contract.js";
+import { newMeta } from "../contract-helpers.js";
 
 let redis: RedisServerHandle;
 beforeAll(async () => {
