@@ -35,9 +35,8 @@ export {
   type FakeTelegramBot,
   type FakeTelegramChat,
   startFakeTelegram,
-  TELEGRAM_CAPTION_LIMIT,
-  TELEGRAM_TEXT_LIMIT,
 } from "./fakes/fake-telegram.js";
+export { TELEGRAM_CAPTION_LIMIT, TELEGRAM_TEXT_LIMIT } from "./fakes/fake-telegram-messages.js";
 export type { PollStats, TelegramEntity, TelegramUpdate, TelegramUser, UserMessage } from "./fakes/fake-telegram-updates.js";
 export {
   DEFAULT_SLACK_BOTS,
