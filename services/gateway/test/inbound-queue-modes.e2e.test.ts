@@ -71,11 +71,17 @@ describe.each(MODES)("inbound queue modes (%s)", (mode) => {
     }
   }
 
-  /** Every answer the chat got, once no more arrive for a moment (a doubled answer would show). */
+  /** The answers each chat had once its test saw them arrive; the last test checks no more came. */
+  const answered = new Map<number, string[]>();
+  let lastAnswerAt = 0;
+
+  /** Every answer the chat got, once `count` have arrived. */
   async function answersOf(chat: number, count: number): Promise<string[]> {
     await delivered(fakes.telegram, (d) => d.chat === String(chat), count);
-    await sleep(1_000);
-    return fakes.telegram.delivered.filter((d) => d.chat === String(chat)).map((d) => d.text ?? "");
+    const answers = fakes.telegram.delivered.filter((d) => d.chat === String(chat)).map((d) => d.text ?? "");
+    answered.set(chat, answers);
+    lastAnswerAt = Date.now();
+    return answers;
   }
 
   /** The session's messages, oldest first (the preview lists the newest first). */
@@ -148,4 +154,14 @@ describe.each(MODES)("inbound queue modes (%s)", (mode) => {
     expect(await answersOf(KILLED!, 2)).toEqual(["You said: k1", "You said: k2\n\nk3"]);
     expect(await sessionBodies(KILLED!)).toEqual(["user:k1", "assistant:You said: k1", "user:k2\n\nk3", "assistant:You said: k2\n\nk3"]);
   }, 60_000);
+
+  // Last: the moment after each chat's answers, in which a doubled answer would show, passes
+  // once for all of them (the later tests' time counts towards it) instead of once per test.
+  it("answers no chat twice: a moment after the last answer, every chat has only the answers its test saw", async () => {
+    expect(answered.size).toBeGreaterThan(0);
+    await sleep(Math.max(0, lastAnswerAt + 1_000 - Date.now()));
+    for (const [chat, answers] of answered) {
+      expect(fakes.telegram.delivered.filter((d) => d.chat === String(chat)).map((d) => d.text ?? ""), `chat ${chat}`).toEqual(answers);
+    }
+  });
 });
