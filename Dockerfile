@@ -30,6 +30,10 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 FROM node:22-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production
+# V8's young generation capped at 2 x 2 MiB: left at its default 2 x 16 MiB it grows under load
+# and shrinks when load falls, moving a service's RSS by up to 31 MiB with nothing retained
+# (docs/decisions.md, Runtime). The test fixture starts every service with the same flags.
+ENV NODE_OPTIONS=--max-semi-space-size=2
 # package.json for "type": "module": the bundles are ES modules.
 COPY --from=deps /app/package.json ./package.json
 COPY --from=deps /app/node_modules ./node_modules
@@ -45,8 +49,8 @@ RUN printf '#!/bin/sh\nexec node /app/dist/gateway.js "$@"\n' > /usr/local/bin/g
 USER 1000:1000
 
 # Plain node: --enable-source-maps would hold every bundle's source map in memory (about 15 MiB
-# a process); set NODE_OPTIONS=--enable-source-maps on a container whose stack traces you need
-# mapped to the TypeScript source.
+# a process); add it to NODE_OPTIONS (keeping the flag above) on a container whose stack traces
+# you need mapped to the TypeScript source.
 FROM runtime AS edge
 EXPOSE 18789
 CMD ["node", "dist/edge.js"]

@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import { defaultConfig } from "@gw/config";
 import { describe, expect, it } from "vitest";
+import { SERVICE_NODE_FLAGS } from "../../services/gateway/test/fixtures/processes.js";
 import { distributedServices, dockerStages, lastInstruction } from "./deploy-files.js";
 
 const stages = dockerStages();
@@ -13,6 +14,13 @@ describe("Dockerfile", () => {
       const cmd = lastInstruction(stages, target, "CMD");
       expect(cmd, `target ${target}`).toBeDefined();
       expect(JSON.parse(cmd!)).toEqual(expect.arrayContaining(["node", `dist/${target}.js`]));
+    }
+  });
+
+  it("runs every target with the V8 flags the test fixture starts services with", () => {
+    for (const target of targets) {
+      const env = lastInstruction(stages, target, "ENV");
+      expect(env, target).toBe(`NODE_OPTIONS=${SERVICE_NODE_FLAGS.join(" ")}`);
     }
   });
 
