@@ -220,7 +220,7 @@ function report(ctx: BenchContext, m: Measured): BenchResult {
   const first = after.filter((s) => s.at <= after[0]!.at + span * 0.1);
   const last = after.filter((s) => s.at >= after.at(-1)!.at - span * 0.1);
   const figures: Figure[] = [];
-  const rss: Record<string, { afterWarmupMiB: number; endMiB: number; heapLowFirstHalf: number; heapLowSecondHalf: number; heapTotal: string; external: string }> = {};
+  const rss: Record<string, Record<string, number | string>> = {};
   const startEnd = (pick: (s: Sample) => number) => `${rounded(median(first.map(pick)))} -> ${rounded(median(last.map(pick)))}`;
   for (const name of Object.keys(after[0]?.rss ?? {})) {
     const start = rounded(median(first.map((s) => s.rss[name]!)));
@@ -231,10 +231,18 @@ function report(ctx: BenchContext, m: Measured): BenchResult {
     const heapLowFirstHalf = rounded(Math.min(...half.map((s) => s.memory[name]!.heapUsed)));
     const heapLowSecondHalf = rounded(Math.min(...after.filter((s) => !half.includes(s)).map((s) => s.memory[name]!.heapUsed)));
     const heapTotal = startEnd((s) => s.memory[name]!.heapTotal);
+    const newSpace = startEnd((s) => s.memory[name]!.newSpace);
     const external = startEnd((s) => s.memory[name]!.external);
-    rss[name] = { afterWarmupMiB: start, endMiB: end, heapLowFirstHalf, heapLowSecondHalf, heapTotal, external };
+    // A major collection can be minutes apart, longer than a tenth: each half's median RSS and
+    // the range show where in that sawtooth the two tenths fell.
+    const rssHalves = `${rounded(median(half.map((s) => s.rss[name]!)))} -> ${rounded(median(after.filter((s) => !half.includes(s)).map((s) => s.rss[name]!)))}`;
+    const rssRange = `${rounded(Math.min(...after.map((s) => s.rss[name]!)))}-${rounded(Math.max(...after.map((s) => s.rss[name]!)))}`;
+    rss[name] = { afterWarmupMiB: start, endMiB: end, rssHalves, rssRange, heapLowFirstHalf, heapLowSecondHalf, heapTotal, newSpace, external };
     figures.push(atMost(`RSS at the end vs after warm-up, ${name}`, "MiB", end, start, RSS_GROWTH_MAX));
-    ctx.log(`  ${name}: RSS ${start} -> ${end} MiB; V8 heap in use at its lowest ${heapLowFirstHalf} -> ${heapLowSecondHalf} MiB, reserved ${heapTotal} MiB; external ${external} MiB`);
+    ctx.log(
+      `  ${name}: RSS ${start} -> ${end} MiB (halves ${rssHalves}, range ${rssRange}); V8 heap in use at its lowest ` +
+        `${heapLowFirstHalf} -> ${heapLowSecondHalf} MiB, reserved ${heapTotal} MiB (young ${newSpace}); external ${external} MiB`,
+    );
   }
   m.loopP99.forEach((p99, i) => {
     figures.push(atMost(`event-loop delay p99 after warm-up vs ${LOOP_P99_MAX_MS} ms, edge-${i}`, "ms", p99, LOOP_P99_MAX_MS, 1));
