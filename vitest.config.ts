@@ -1,4 +1,14 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+
+/** Where the unit and integration tests sit: beside the code (`x.test.ts`, `x.int.test.ts`). */
+const besideTheCode = [
+  "libs/*/src/**/*.test.ts",
+  "libs/*/test/**/*.test.ts",
+  "services/*/src/**/*.test.ts",
+  "services/edge/webchat/src/**/*.test.ts",
+  "scripts/**/*.test.ts",
+];
+const INTEGRATION = "**/*.int.test.ts";
 
 export default defineConfig({
   test: {
@@ -8,17 +18,14 @@ export default defineConfig({
     reporters: ["default", ["json", { outputFile: ".vitest-report.json" }]],
     projects: [
       {
+        // Unit tests start nothing: a worker runs file after file in one module graph instead
+        // of loading our libraries again for each (docs/decisions.md, Runtime).
         extends: true,
-        test: {
-          name: "unit",
-          include: [
-            "libs/*/src/**/*.test.ts",
-            "libs/*/test/**/*.test.ts",
-            "services/*/src/**/*.test.ts",
-            "services/edge/webchat/src/**/*.test.ts",
-            "scripts/**/*.test.ts",
-          ],
-        },
+        test: { name: "unit", include: besideTheCode, exclude: [...configDefaults.exclude, INTEGRATION], isolate: false },
+      },
+      {
+        extends: true,
+        test: { name: "int", include: besideTheCode.map((glob) => glob.replace(/\*\.test\.ts$/, "*.int.test.ts")) },
       },
       {
         // The end-to-end suites start the services and run the CLI: compiled once per run, as
