@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { defaultConfig } from "@gw/config";
 import { describe, expect, it } from "vitest";
-import { SERVICE_NODE_FLAGS } from "../../services/gateway/test/fixtures/processes.js";
+import { SERVICE_ENV, SERVICE_NODE_FLAGS } from "../../services/gateway/test/fixtures/processes.js";
 import { distributedServices, dockerStages, lastInstruction } from "./deploy-files.js";
 
 const stages = dockerStages();
@@ -17,10 +17,11 @@ describe("Dockerfile", () => {
     }
   });
 
-  it("runs every target with the V8 flags the test fixture starts services with", () => {
+  it("runs every target with the V8 flags and environment the test fixture starts services with", () => {
+    const fixture = Object.entries(SERVICE_ENV).map(([name, value]) => `${name}=${value}`);
     for (const target of targets) {
       const env = lastInstruction(stages, target, "ENV");
-      expect(env, target).toBe(`NODE_OPTIONS=${SERVICE_NODE_FLAGS.join(" ")}`);
+      expect(env, target).toBe([`NODE_OPTIONS=${SERVICE_NODE_FLAGS.join(" ")}`, ...fixture].join(" "));
     }
   });
 
