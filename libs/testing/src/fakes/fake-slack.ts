@@ -15,6 +15,7 @@ import {
   type PlatformFake,
   startPlatformFake,
 } from "./platform-fake.js";
+import { formJson } from "./form-json.js";
 
 /** Slack truncates past 40,000 characters and refuses with msg_too_long beyond it. */
 export const SLACK_TEXT_LIMIT = 40_000;
@@ -108,13 +109,13 @@ export async function startFakeSlack(
   const postMessage = (bot: FakeSlackBot, params: Params, ctx: PlatformContext, warnings: string[]): FakeReply => {
     const channel = resolveChannel(str(params.channel));
     if (typeof channel !== "string") return refuse(channel.error);
-    const blocks = json(params.blocks);
+    const blocks = formJson(params.blocks);
     const text = str(params.text);
     if ((text === undefined || text === "") && blocks === undefined && params.attachments === undefined) return refuse("no_text");
     if (text !== undefined && text.length > SLACK_TEXT_LIMIT) return refuse("msg_too_long");
     const parsed = parseBlocks(blocks);
     if (parsed === undefined) return refuse("invalid_blocks");
-    const media: FakeMedia[] = [...parsed.media, ...attachmentImages(json(params.attachments))];
+    const media: FakeMedia[] = [...parsed.media, ...attachmentImages(formJson(params.attachments))];
     const threadTs = str(params.thread_ts);
     const ts = nextTs();
     ctx.deliver({
@@ -218,11 +219,3 @@ function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-function json(value: unknown): unknown {
-  if (typeof value !== "string") return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return value;
-  }
-}

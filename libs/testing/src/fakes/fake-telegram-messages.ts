@@ -5,6 +5,7 @@
  */
 import { type FakeMedia, type FakePoll, type FakeReply, type FakeRequest, isFakeFile, type PlatformContext } from "./platform-fake.js";
 import type { FakeTelegramBot, FakeTelegramChat } from "./fake-telegram.js";
+import { formJson } from "./form-json.js";
 
 export const TELEGRAM_TEXT_LIMIT = 4096;
 export const TELEGRAM_CAPTION_LIMIT = 1024;
@@ -85,7 +86,7 @@ function sendMedia(s: Send, kind: string): FakeReply {
 }
 
 function sendMediaGroup(s: Send): FakeReply {
-  const items = json(s.params.media);
+  const items = formJson(s.params.media);
   if (items === undefined) return fail(400, 'Bad Request: parameter "media" is required');
   if (!Array.isArray(items)) return fail(400, "Bad Request: can't parse media JSON object");
   if (items.length < 2 || items.length > 10) return fail(400, "Bad Request: media group must contain 2-10 items");
@@ -118,7 +119,7 @@ function sendPoll(s: Send): FakeReply {
   const question = str(s.params.question);
   if (question === undefined || question.trim() === "") return fail(400, "Bad Request: poll question must be non-empty");
   if (question.length > 300) return fail(400, "Bad Request: poll question length must not exceed 300");
-  const raw = json(s.params.options);
+  const raw = formJson(s.params.options);
   if (!Array.isArray(raw)) return fail(400, "Bad Request: can't parse options JSON object");
   const options = raw.map((option) => (typeof option === "string" ? option : str((option as Params)?.text) ?? ""));
   if (options.length < 2) return fail(400, "Bad Request: poll must have at least 2 option");
@@ -234,12 +235,3 @@ function bool(value: unknown): boolean | undefined {
   return undefined;
 }
 
-/** Form and multipart posts carry objects as JSON-serialised strings. */
-function json(value: unknown): unknown {
-  if (typeof value !== "string") return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return value;
-  }
-}
