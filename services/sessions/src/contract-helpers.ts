@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
-import type { Batch, SessionMeta, StoredEntry, Tip } from "./model.js";
+import { type Batch, newSessionMeta, type SessionMeta, type StoredEntry, type Tip } from "./model.js";
 
 // The sessions, entries and batches the repository tests write, built as the service builds them.
 
@@ -16,18 +16,7 @@ export const AWKWARD_KEYS = [
 ];
 
 export function newMeta(key: string, now = Date.now()): SessionMeta {
-  return {
-    key,
-    agentId: "main",
-    model: "builtin/echo",
-    thinking: "",
-    createdAt: now,
-    updatedAt: now,
-    messageCount: 0,
-    leafId: "",
-    gen: randomUUID(),
-    historySeq: 0,
-  };
+  return newSessionMeta(key, "main", "builtin/echo", now);
 }
 
 /** One user message after `parentId`. */

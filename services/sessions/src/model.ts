@@ -1,5 +1,6 @@
 /** What the sessions service stores, shared by both repository adapters. */
 
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 
 export interface SessionMeta {
@@ -74,6 +75,11 @@ export interface Batch {
 export interface Tip {
   count: number;
   leafId: string;
+}
+
+/** A session as it is created: bound to `agentId` and its model, no messages, a new history generation. */
+export function newSessionMeta(key: string, agentId: string, model: string, now: number): SessionMeta {
+  return { key, agentId, model, thinking: "", createdAt: now, updatedAt: now, messageCount: 0, leafId: "", gen: randomUUID(), historySeq: 0 };
 }
 
 export const EMPTY_TIP: Tip = Object.freeze({ count: 0, leafId: "" });

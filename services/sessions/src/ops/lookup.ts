@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { GatewayError } from "@gw/contracts";
 import type { SessionsDeps } from "./deps.js";
-import type { SessionMeta } from "../model.js";
+import { newSessionMeta, type SessionMeta } from "../model.js";
 import { checkKey } from "../validate.js";
 
 export const notFound = (key: string) => new GatewayError("NOT_FOUND", `unknown session: ${key}`);
@@ -16,18 +15,7 @@ export async function ensureSession(
   if (existing) return { meta: existing, created: false };
   const id = deps.agents.resolve(agentId);
   const now = deps.now();
-  const result = await deps.repo.createMeta({
-    key,
-    agentId: id,
-    model: deps.agents.modelOf(id),
-    thinking: "",
-    createdAt: now,
-    updatedAt: now,
-    messageCount: 0,
-    leafId: "",
-    gen: randomUUID(),
-    historySeq: 0,
-  });
+  const result = await deps.repo.createMeta(newSessionMeta(key, id, deps.agents.modelOf(id), now));
   if (result.created) deps.events.created(key, id);
   return result;
 }
