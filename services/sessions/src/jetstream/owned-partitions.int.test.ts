@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { connectNats } from "@gw/bus";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { type NatsServerHandle, startNats } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newMeta, textBatch } from "../contract-helpers.js";
@@ -29,6 +30,28 @@ async function previewRequests(repo: JetStreamSessionRepository, key: string): P
   }
 }
 
+/**
+ * Resolves once the watch of each of `prefix`'s buckets has its consumer on the server with a
+ * pull waiting. own() returns at once and the watch's ordered consumer is created and pulls a
+ * moment later: requests a count of the JetStream API (which sees every client's) would take
+ * for the preview's own, and a consumer it created would have it wait for that consumer's
+ * delete, which never comes for a watch.
+ */
+async function watching(prefix: string): Promise<void> {
+  const monitor = await connectNats({ url: nats.url });
+  try {
+    const jsm = await jetstreamManager(monitor);
+    const pulling = async (p: number) => {
+      const consumers = await jsm.consumers.list(`KV_${prefix}_sessions_p${p}`).next();
+      return consumers.some((c) => c.num_waiting > 0);
+    };
+    const everyPulling = async () => (await Promise.all([...EVERY].map(pulling))).every(Boolean);
+    await expect.poll(everyPulling, { timeout: 15_000 }).toBe(true);
+  } finally {
+    await monitor.close();
+  }
+}
+
 const bodies = async (repo: JetStreamSessionRepository, key: string) =>
   (await repo.preview(key, 5))?.entries.map((e) => e.body) ?? null;
 
@@ -38,6 +61,7 @@ describe("a sessions replica that owns partitions", () => {
     const owner = await repos.open(prefix);
     const other = await repos.open(prefix);
     owner.own(EVERY);
+    await watching(prefix);
     const meta = (await owner.createMeta(newMeta("owned:one"))).meta;
     for (const b of ["a", "b"]) await owner.append(meta, textBatch(meta, [b]));
     // Once the partition's watch runs, an unchanged session costs no request at all.
@@ -71,8 +95,10 @@ describe("a sessions replica that owns partitions", () => {
     const owner = await repos.open(prefix);
     const other = await repos.open(prefix);
     owner.own(EVERY);
+    await watching(prefix);
+    // The watch is live before the write: the owner keeps what it wrote, and reads nothing back.
     const meta = (await owner.createMeta(newMeta("owned:two"))).meta;
-    await expect.poll(() => previewRequests(owner, meta.key), { timeout: 5_000 }).toBe(0);
+    expect(await previewRequests(owner, meta.key)).toBe(0);
     await owner.append(meta, textBatch(meta, ["mine"]));
     expect(await bodies(owner, meta.key)).toEqual(["mine"]);
     // Whatever the watch has delivered of the other's write, the owner's next write builds on it.
@@ -88,6 +114,7 @@ describe("a sessions replica that owns partitions", () => {
     const owner = await repos.open(prefix);
     const other = await repos.open(prefix);
     owner.own(EVERY);
+    await watching(prefix);
     const meta = (await owner.createMeta(newMeta("owned:three"))).meta;
     await owner.append(meta, textBatch(meta, ["a"]));
     await expect.poll(() => previewRequests(owner, meta.key), { timeout: 5_000 }).toBe(0);
@@ -103,6 +130,7 @@ describe("a sessions replica that owns partitions", () => {
     const owner = await repos.open(prefix);
     const other = await repos.open(prefix);
     owner.own(EVERY);
+    await watching(prefix);
     const meta = (await owner.createMeta(newMeta("owned:restart"))).meta;
     await owner.append(meta, textBatch(meta, ["a"]));
     await expect.poll(() => previewRequests(owner, meta.key), { timeout: 5_000 }).toBe(0);
