@@ -26,15 +26,26 @@ export interface BurstResult {
   failures: Record<string, number>;
 }
 
-/** The assistant text of an OpenAI chat-completions SSE body (`choices[0].delta.content`). */
-function streamedText(body: string): string {
+/** The assistant text of an OpenAI chat-completions SSE body (`choices[0].delta.content`), and an error chunk's message. */
+function streamedText(body: string): { text: string; error?: string } {
   let text = "";
+  let error: string | undefined;
   for (const line of body.split("\n")) {
     if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
-    const chunk = JSON.parse(line.slice(6)) as { choices?: Array<{ delta?: { content?: string } }> };
+    const chunk = JSON.parse(line.slice(6)) as { choices?: Array<{ delta?: { content?: string } }>; error?: { message?: string } };
     text += chunk.choices?.[0]?.delta?.content ?? "";
+    if (chunk.error !== undefined) error = chunk.error.message ?? "error";
   }
-  return text;
+  return error === undefined ? { text } : { text, error };
+}
+
+/** Why a 200 stream was not whole: its error chunk, or which of the expected words are missing. */
+function whyNotWhole(streamed: { text: string; error?: string }, words: number): string {
+  if (streamed.error !== undefined) return `error chunk: ${streamed.error.replace(/\(request id \w+\)/, "").trim().slice(0, 120)}`;
+  const got = new Set(streamed.text.split(" ").filter(Boolean));
+  const missing = Array.from({ length: words }, (_, i) => `word${i}`).filter((w) => !got.has(w));
+  if (missing.length === 0) return "every word, out of order or repeated";
+  return `missing ${missing.length} of ${words} words${missing.length === words ? "" : " (some mid-stream)"}`;
 }
 
 function expectedText(words: number): string {
@@ -56,13 +67,15 @@ function oneStream(agent: Agent, opts: BurstOptions, t0: number): Promise<{ ttfc
           body += chunk;
         });
         res.on("end", () => {
-          let whole: boolean;
+          const tail = () => `${res.statusCode}: ${body.trim().split("\n").slice(-2).join(" ").slice(0, 160)}`;
+          if (res.statusCode !== 200) return resolve({ ttfcMs, whole: false, why: tail() });
           try {
-            whole = res.statusCode === 200 && streamedText(body) === expectedText(opts.expectedWords);
+            const streamed = streamedText(body);
+            const whole = streamed.error === undefined && streamed.text === expectedText(opts.expectedWords);
+            resolve({ ttfcMs, whole, ...(whole ? {} : { why: whyNotWhole(streamed, opts.expectedWords) }) });
           } catch {
-            whole = false;
+            resolve({ ttfcMs, whole: false, why: `not SSE: ${tail()}` });
           }
-          resolve({ ttfcMs, whole, ...(whole ? {} : { why: `${res.statusCode}: ${body.trim().split("\n").slice(-2).join(" ").slice(0, 160)}` }) });
         });
         res.on("error", (err) => resolve({ ttfcMs, whole: false, why: `response: ${err.message}` }));
       },
