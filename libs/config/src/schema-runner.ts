@@ -78,6 +78,11 @@ export const RunnerSectionSchema = z
     // Runs one runner process executes at once; it pulls no more work than this. A run mostly
     // waits on its model, so one process holds many: 100 runners x 256 = 25,600 runs in flight.
     maxConcurrentRuns: positiveInt.default(256),
+    // Below that ceiling, a runner takes no new run while its event loop's delay p99 (over a
+    // 250 ms window) is over this, and raises its limit again as the loop keeps up, so a burst
+    // waits in the queue instead of starving the runs in hand (their heartbeats with them).
+    // 0 turns it off.
+    admissionLagMs: z.number().int().min(0).default(100),
     // Most JSON a tool's result may take; a longer `content` is cut (and marked truncated) so the
     // result fits in one NATS message (max_payload, 1 MiB by default) with its envelope.
     maxToolResultBytes: positiveInt.max(786_432).default(262_144),

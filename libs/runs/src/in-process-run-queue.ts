@@ -1,6 +1,6 @@
 import { currentTrace, type TraceContext } from "@gw/bus";
 import { GatewayError, type RunRequest } from "@gw/contracts";
-import { type RunConsumer, type RunHandler, type RunQueue, runInSlot, Slots } from "./run-queue.js";
+import { admittedSlots, type ConsumeOptions, type RunConsumer, type RunHandler, type RunQueue, runInSlot, type Slots } from "./run-queue.js";
 
 interface Consumer {
   slots: Slots;
@@ -22,13 +22,16 @@ export class InProcessRunQueue implements RunQueue {
     this.pump();
   }
 
-  consume(handler: RunHandler, opts: { maxConcurrent: number }): RunConsumer {
-    const consumer: Consumer = { slots: new Slots(opts.maxConcurrent), handler, stopped: false };
+  consume(handler: RunHandler, opts: ConsumeOptions): RunConsumer {
+    // Each admission window may raise the limit: hand out what it lets in.
+    const { slots, stop: stopAdmission } = admittedSlots(opts, () => this.pump());
+    const consumer: Consumer = { slots, handler, stopped: false };
     this.consumers.push(consumer);
     this.pump();
     return {
       active: () => consumer.slots.active,
       stop: async () => {
+        stopAdmission();
         // A second stop() must not splice(-1): that would drop some other consumer.
         if (!consumer.stopped) this.consumers.splice(this.consumers.indexOf(consumer), 1);
         consumer.stopped = true;

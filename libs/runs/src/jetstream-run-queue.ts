@@ -4,7 +4,7 @@ import { readTraceHeaders, RequestMux, writeTraceHeaders } from "@gw/bus";
 import { type BackoffPolicy, retryDelay, sleep } from "@gw/runtime";
 import { headers, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import { LongPull } from "./jetstream-pull.js";
-import { type RunConsumer, type RunHandler, type RunQueue, runInSlot, Slots } from "./run-queue.js";
+import { admittedSlots, type ConsumeOptions, type RunConsumer, type RunHandler, type RunQueue, runInSlot, type Slots } from "./run-queue.js";
 import { decodeRunRequest } from "./run-request.js";
 
 export interface JetStreamRunQueueOptions {
@@ -174,8 +174,12 @@ export class JetStreamRunQueue implements RunQueue {
     }
   }
 
-  consume(handler: RunHandler, opts: { maxConcurrent: number }): RunConsumer {
-    const slots = new Slots(opts.maxConcurrent);
+  consume(handler: RunHandler, opts: ConsumeOptions): RunConsumer {
+    // Each admission window may raise the limit: ask for what it lets in.
+    let pulling = false;
+    const { slots, stop: stopAdmission } = admittedSlots(opts, () => {
+      if (pulling) pull.refill();
+    });
     let stopped = false;
     let recovering: NodeJS.Timeout | undefined;
     // Asks for as many runs as there are free slots, through one inbox for the consumer's life.
@@ -200,7 +204,10 @@ export class JetStreamRunQueue implements RunQueue {
       }, RECOVER_MS);
     };
     void this.ensure().then(
-      () => pull.refill(),
+      () => {
+        pulling = true;
+        pull.refill();
+      },
       () => recover(),
     );
     return {
@@ -208,6 +215,7 @@ export class JetStreamRunQueue implements RunQueue {
       stop: async () => {
         stopped = true;
         clearTimeout(recovering);
+        stopAdmission();
         pull.stop();
         await slots.drained();
       },
@@ -230,7 +238,7 @@ export class JetStreamRunQueue implements RunQueue {
       this.answer(reply, "+TERM");
       return;
     }
-    if (slots.free <= 0) {
+    if (slots.room <= 0) {
       // Delivered for a request the server kept after we had given it up: another runner takes it.
       this.answer(reply, "-NAK");
       return;

@@ -1,5 +1,6 @@
 import { runInTrace, startSpan, type TraceContext } from "@gw/bus";
 import type { RunRequest } from "@gw/contracts";
+import { Admission } from "./admission.js";
 
 /**
  * The run dispatch port. Edges submit; runners consume, each holding at most
@@ -12,10 +13,20 @@ import type { RunRequest } from "@gw/contracts";
  */
 export interface RunQueue {
   submit(request: RunRequest): Promise<void>;
-  consume(handler: RunHandler, opts: { maxConcurrent: number }): RunConsumer;
+  consume(handler: RunHandler, opts: ConsumeOptions): RunConsumer;
   /** Runs waiting for a runner: submitted and not yet handed to one (gw_runs_queued). */
   depth(): Promise<number>;
   close(): Promise<void>;
+}
+
+export interface ConsumeOptions {
+  /** Runs held at once at most (`runner.maxConcurrentRuns`). */
+  maxConcurrent: number;
+  /**
+   * Below that, no new run while the event loop's delay p99 is over this many ms (admission.ts;
+   * `runner.admissionLagMs`); 0 or absent: the ceiling alone.
+   */
+  maxLagMs?: number;
 }
 
 /**
@@ -32,18 +43,27 @@ export interface RunConsumer {
   stop(): Promise<void>;
 }
 
-/** Counts runs in hand and lets a pull loop wait for a free slot. */
+/** Counts runs in hand against the ceiling and the admission limit below it. */
 export class Slots {
   private inUse = 0;
   private waiters: Array<() => void> = [];
 
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    private readonly limit: () => number = () => max,
+  ) {}
 
   get active(): number {
     return this.inUse;
   }
 
+  /** Runs to ask for now: up to the admission limit (admission.ts). */
   get free(): number {
+    return Math.max(0, Math.min(this.max, this.limit()) - this.inUse);
+  }
+
+  /** Runs that still fit under the ceiling: one asked for before the limit fell is still taken. */
+  get room(): number {
     return this.max - this.inUse;
   }
 
@@ -56,19 +76,20 @@ export class Slots {
     for (const wake of this.waiters.splice(0)) wake();
   }
 
-  /** Resolves when at least one slot is free (or at once if one is). */
-  async waitFree(): Promise<void> {
-    while (this.free <= 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
-  }
-
   async drained(): Promise<void> {
     while (this.inUse > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
+}
 
-  /** Wakes every waiter (used on stop, so a pull loop can notice). */
-  wakeAll(): void {
-    for (const wake of this.waiters.splice(0)) wake();
-  }
+/**
+ * A consumer's slots under admission control: `onWindow` runs after each window of the
+ * admission (it may let more in). `stop` ends the admission's sampling.
+ */
+export function admittedSlots(opts: ConsumeOptions, onWindow: () => void): { slots: Slots; stop: () => void } {
+  const slots: Slots = new Slots(opts.maxConcurrent, () => admission.limit);
+  const admission = new Admission({ maxConcurrent: opts.maxConcurrent, maxLagMs: opts.maxLagMs ?? 0 }, () => slots.active);
+  admission.onWindow(onWindow);
+  return { slots, stop: () => admission.stop() };
 }
 
 /**

@@ -108,7 +108,7 @@ export function startRunner(deps: RunnerDeps): Runner {
   const runs = deps.queue.consume(
     (request, taken) =>
       executeRun(executor, request, taken).catch((err: unknown) => logger.error({ err, runId: request.runId }, "run could not start")),
-    { maxConcurrent: config.runner.maxConcurrentRuns },
+    { maxConcurrent: config.runner.maxConcurrentRuns, maxLagMs: config.runner.admissionLagMs },
   );
   return {
     runnerId,

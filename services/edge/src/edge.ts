@@ -50,6 +50,8 @@ export interface Edge {
 const CLOSE_RESERVE_MS = 2_000;
 /** How long answers written after a cut-off get to leave before the sockets close. */
 const FLUSH_MS = 500;
+/** Connections the kernel may hold for the edge before it accepts them (capped by net.core.somaxconn). */
+const ACCEPT_BACKLOG = 4096;
 
 /**
  * The drain (SIGTERM): refuse new work and tell every client (the `shutdown` event), let runs
@@ -135,7 +137,9 @@ export async function startEdge(deps: EdgeDeps, listen: { host: string; port: nu
     accessLog: config.ops.accessLog,
   });
 
-  await app.listen({ host: listen.host, port: listen.port });
+  // A burst of connections waits in the kernel's accept queue while the loop is busy: Node's
+  // 511 overflowed at 2,048 simultaneous streams and reset some (Linux caps this at somaxconn).
+  await app.listen({ host: listen.host, port: listen.port, backlog: ACCEPT_BACKLOG });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : listen.port;
   logger.info({ host: listen.host, port, edgeId: deps.edgeId }, "edge listening");

@@ -1,0 +1,91 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
+
+/** The event loop's delay over the last window, in ms (its p99), read once per window. */
+export interface LagSampler {
+  read(): number;
+  close(): void;
+}
+
+export interface AdmissionOptions {
+  /** The ceiling: `runner.maxConcurrentRuns`. */
+  maxConcurrent: number;
+  /** A window whose event-loop delay p99 is over this takes no new runs (`runner.admissionLagMs`). */
+  maxLagMs: number;
+  /** How often the delay is read and the limit moved (default 250 ms). */
+  windowMs?: number;
+}
+
+const DEFAULT_WINDOW_MS = 250;
+/** Where the limit starts, before the runner has shown what it sustains. */
+const INITIAL_LIMIT = 32;
+/** A window within the delay budget raises the limit by half; one over it cuts it to 3/4 of what runs. */
+const GROW = 1.5;
+const SHRINK = 0.75;
+
+/**
+ * Admission control for a runner (docs/decisions.md, "Runs"): how many runs it holds at once,
+ * between 1 and `maxConcurrent`, moved by how well its event loop keeps up. A window whose
+ * delay p99 stays within `maxLagMs` while the runs use at least half the limit raises it by
+ * half; a window over it cuts it below the runs in hand, so no new run starts until the loop
+ * catches up. Runs beyond the limit wait in the queue (for another runner, or for this one),
+ * instead of starving the runs in hand: a starved loop fires their heartbeats late, and an edge
+ * then takes a live run for dead. A window is also when the queue is told to look again.
+ */
+export class Admission {
+  private current: number;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly sampler: LagSampler | null;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly opts: AdmissionOptions,
+    /** How many runs are in hand now (the queue's slots). */
+    private readonly active: () => number,
+    sampler: LagSampler | null = opts.maxLagMs > 0 ? eventLoopLag() : null,
+  ) {
+    this.current = opts.maxLagMs > 0 ? Math.min(opts.maxConcurrent, INITIAL_LIMIT) : opts.maxConcurrent;
+    this.sampler = sampler;
+    if (sampler === null) return;
+    this.timer = setInterval(() => this.window(sampler.read()), opts.windowMs ?? DEFAULT_WINDOW_MS);
+    this.timer.unref();
+  }
+
+  /** Runs this runner may hold now. */
+  get limit(): number {
+    return this.current;
+  }
+
+  /** Called after each window (the limit may have grown): the queue asks for more work. */
+  onWindow(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** One window's delay p99, in ms: the limit moves, then the listeners hear. */
+  window(lagMs: number): void {
+    const active = this.active();
+    if (lagMs > this.opts.maxLagMs) this.current = Math.max(1, Math.floor(Math.min(this.current, active) * SHRINK));
+    else if (active * 2 >= this.current) this.current = Math.min(this.opts.maxConcurrent, Math.ceil(this.current * GROW));
+    for (const listener of this.listeners) listener();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.sampler?.close();
+    this.listeners.clear();
+  }
+}
+
+/** Node's event-loop delay histogram, read and reset once per window. */
+function eventLoopLag(): LagSampler {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  return {
+    read: () => {
+      const p99 = histogram.count > 0 ? histogram.percentile(99) / 1e6 : 0;
+      histogram.reset();
+      return p99;
+    },
+    close: () => histogram.disable(),
+  };
+}
