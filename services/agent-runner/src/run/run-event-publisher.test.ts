@@ -59,6 +59,34 @@ describe("RunEventPublisher", () => {
     ]);
   });
 
+  it("sends the text chunks that follow each other in one turn as one event, and each turn's chunks as they came", async () => {
+    const sent: Array<{ seq: number; data: Record<string, unknown> }> = [];
+    const bus = {
+      publish: (_subject: string, data: Uint8Array) => {
+        const payload = JSON.parse(Buffer.from(decodeClientEvent(data).payloadJson).toString("utf8")) as { seq: number; data: Record<string, unknown> };
+        sent.push({ seq: payload.seq, data: payload.data });
+      },
+    } as unknown as Bus;
+    const events = new RunEventPublisher(bus, subjects, { runId: "r1", sessionKey: "s", edgeId: "e1" });
+    events.emit("assistant", { type: "text", text: "a" });
+    events.emit("assistant", { type: "text", text: "b" });
+    events.emit("tool", { phase: "start", name: "t" });
+    events.emit("assistant", { type: "text", text: "c" });
+    events.emit("assistant", { type: "text", text: "d", extra: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    events.emit("assistant", { type: "text", text: "e" });
+    events.emit("lifecycle", { phase: "end" }, FINAL);
+    expect(sent).toEqual([
+      { seq: 1, data: { type: "text", text: "ab" } },
+      { seq: 2, data: { phase: "start", name: "t" } },
+      { seq: 3, data: { type: "text", text: "c" } },
+      { seq: 4, data: { type: "text", text: "d", extra: true } },
+      { seq: 5, data: { type: "text", text: "e" } },
+      { seq: 6, data: { phase: "end" } },
+      { seq: 6, data: { phase: "end" } },
+    ]);
+  });
+
   it("sends the terminal event at once, after whatever is pending, its record just before it on the final subject", async () => {
     const { bus, published, nextTurn } = recordingBus();
     const events = new RunEventPublisher(bus, subjects, { runId: "r1", sessionKey: "s", edgeId: "e1" });

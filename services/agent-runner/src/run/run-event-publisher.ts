@@ -10,13 +10,17 @@ import { agentEventMessage, type RunAddress, type RunMessage, terminalMessages }
  * Events emitted while the runner handles one batch of I/O (a model's chunks read together)
  * leave together, at the end of that batch: one bus write instead of one per chunk. Every bus
  * write wakes the broker and each edge that follows the run, which on a busy host costs more
- * than the event itself (bench/README.md). The terminal event takes whatever is pending with it,
- * at once, so the run's answer never waits.
+ * than the event itself (bench/README.md). Text chunks that follow each other in a batch leave as
+ * one `assistant` event (chunks concatenate into the answer: SPEC §6), so a runner that falls
+ * behind its models sends fewer, longer events instead of a backlog of small ones; one that keeps
+ * up sends each chunk as it came. The terminal event takes whatever is pending with it, at once,
+ * so the run's answer never waits.
  */
 export class RunEventPublisher {
   private seq = 0;
   private held: RunMessage[] | undefined;
-  private pending: RunMessage[] = [];
+  /** Events of this batch, numbered and encoded when it leaves (a text chunk may still grow). */
+  private pending: Pending[] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private readonly run: RunAddress;
 
@@ -43,19 +47,27 @@ export class RunEventPublisher {
 
   /** `final`, on the terminal event, is the run's recorded outcome: the edges answer from it. */
   emit(stream: AgentStream, data: Record<string, unknown>, final?: RunRecord): void {
-    this.seq += 1;
-    const event = { runId: this.run.runId, stream, data };
-    const messages =
-      final === undefined
-        ? [agentEventMessage(this.subjects, this.run, event, this.seq)]
-        : terminalMessages(this.subjects, this.run, event, this.seq, final);
     if (this.held) {
-      this.held.push(...messages);
+      this.held.push(...this.messages({ stream, data, final }));
       return;
     }
-    this.pending.push(...messages);
+    const last = this.pending.at(-1);
+    if (final === undefined && last !== undefined && isTextChunk(last) && isTextChunk({ stream, data })) {
+      last.data = { ...last.data, text: `${String(last.data.text)}${String(data.text)}` };
+      return;
+    }
+    this.pending.push({ stream, data, final });
     if (final !== undefined) this.flush();
     else this.scheduled ??= setImmediate(() => this.flush());
+  }
+
+  /** The next event's messages: numbered in the order they leave. */
+  private messages({ stream, data, final }: Pending): RunMessage[] {
+    this.seq += 1;
+    const event = { runId: this.run.runId, stream, data };
+    return final === undefined
+      ? [agentEventMessage(this.subjects, this.run, event, this.seq)]
+      : terminalMessages(this.subjects, this.run, event, this.seq, final);
   }
 
   private flush(): void {
@@ -63,6 +75,18 @@ export class RunEventPublisher {
     this.scheduled = undefined;
     const pending = this.pending;
     this.pending = [];
-    for (const m of pending) this.bus.publish(m.subject, m.data);
+    for (const event of pending) for (const m of this.messages(event)) this.bus.publish(m.subject, m.data);
   }
+}
+
+interface Pending {
+  stream: AgentStream;
+  data: Record<string, unknown>;
+  final: RunRecord | undefined;
+}
+
+/** An `assistant` text chunk with nothing beside its text (SPEC §6: `type`, `text`). */
+function isTextChunk(event: Pick<Pending, "stream" | "data">): boolean {
+  const { data } = event;
+  return event.stream === "assistant" && data.type === "text" && typeof data.text === "string" && Object.keys(data).length === 2;
 }
