@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { envForConfig } from "@gw/testing";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const repoRoot = new URL("..", import.meta.url).pathname;
@@ -11,11 +11,23 @@ const repoRoot = new URL("..", import.meta.url).pathname;
 // image's do from /app/node_modules.
 const outdir = join(repoRoot, "dist", `build-test-${process.pid}`);
 
+/** The code a bundle runs at start: the file and every chunk it imports statically, not through import(). */
+function startupCode(file: string, seen = new Set<string>()): string {
+  if (seen.has(file)) return "";
+  seen.add(file);
+  const code = readFileSync(file, "utf8");
+  const chunks = [...code.matchAll(/^(?:import|export)\s[^;]*?from\s*"(\.[^"]+)"|^import\s*"(\.[^"]+)"/gms)];
+  return code + chunks.map((m) => startupCode(join(dirname(file), (m[1] ?? m[2])!), seen)).join("");
+}
+
+/** esbuild heads each module's code with a comment naming its source file. */
+const moduleMark = (source: string) => `// ${source}\n`;
+
 describe("scripts/build-services.mjs", () => {
+  beforeAll(() => run(process.execPath, ["scripts/build-services.mjs", outdir], { cwd: repoRoot }));
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
   it("compiles every service to one JavaScript file that inlines our workspaces and runs under plain node", async () => {
-    await run(process.execPath, ["scripts/build-services.mjs", outdir], { cwd: repoRoot });
     const services = readdirSync(join(repoRoot, "services")).filter((name) =>
       readdirSync(join(repoRoot, "services", name, "src")).includes("main.ts"),
     );
@@ -39,5 +51,18 @@ describe("scripts/build-services.mjs", () => {
     // The operator commands are in the image too (Dockerfile: /usr/local/bin/gateway runs this file).
     const help = await run(process.execPath, [join(outdir, "gateway.js"), "devices", "--help"], { cwd: repoRoot });
     expect(help.stdout).toMatch(/pending \[options\]/);
+  });
+
+  it("leaves out of an edge's start what it loads on first use: the web chat page, the trace exporter", () => {
+    const lazy = ["services/edge/src/http/webchat/gen/assets.ts", "libs/host/src/otlp-export.ts"];
+    const edge = startupCode(join(outdir, "edge.js"));
+    const everything = readdirSync(join(outdir, "chunks"))
+      .map((file) => readFileSync(join(outdir, "chunks", file), "utf8"))
+      .join("");
+    for (const source of lazy) {
+      expect(everything.includes(moduleMark(source)), `${source} is built`).toBe(true);
+      expect(edge.includes(moduleMark(source)), `${source} is loaded at start`).toBe(false);
+    }
+    expect(edge.includes(moduleMark("services/edge/src/http/webchat/webchat.ts"))).toBe(true);
   });
 });

@@ -1,5 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type WebchatAsset, WEBCHAT_ASSETS } from "./gen/assets.js";
+import type { WebchatAsset } from "./gen/assets.js";
+
+type Assets = Readonly<Record<string, WebchatAsset>>;
+
+let loading: Promise<Assets> | undefined;
+
+/**
+ * The page's files, imported on the first request for one: about 1 MiB of heap (the module's
+ * source and its string literals) that an edge whose page nobody opens would otherwise hold for
+ * its whole life (docs/decisions.md, Runtime).
+ */
+function assets(): Promise<Assets> {
+  loading ??= import("./gen/assets.js").then((module) => module.WEBCHAT_ASSETS);
+  return loading;
+}
 
 /**
  * The page's own rules: its script, style and socket come from this edge only, nothing may frame
@@ -44,10 +58,10 @@ function serve(request: FastifyRequest, reply: FastifyReply, asset: WebchatAsset
  */
 export async function webchatSurface(app: FastifyInstance): Promise<void> {
   app.get("/", (_request, reply) => reply.redirect("chat", 302));
-  app.get("/chat", (request, reply) => serve(request, reply, WEBCHAT_ASSETS["index.html"]!));
+  app.get("/chat", async (request, reply) => serve(request, reply, (await assets())["index.html"]!));
   app.get("/chat/", (_request, reply) => reply.redirect("../chat", 301));
-  app.get<{ Params: { file: string } }>("/chat/:file", (request, reply) => {
-    const asset = request.params.file === "index.html" ? undefined : WEBCHAT_ASSETS[request.params.file];
+  app.get<{ Params: { file: string } }>("/chat/:file", async (request, reply) => {
+    const asset = request.params.file === "index.html" ? undefined : (await assets())[request.params.file];
     if (asset === undefined) return reply.callNotFound();
     return serve(request, reply, asset);
   });
