@@ -5,7 +5,7 @@ import { launchBrowser, type TestBrowser } from "./fixtures/browser.js";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
 import { httpRequest } from "./fixtures/http.js";
 import { type ServiceProcess, spawnService, waitHealthy } from "./fixtures/processes.js";
-import { say, watchPage } from "./fixtures/webapp.js";
+import { composerReady, say, watchPage } from "./fixtures/webapp.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 const USER_HEADER = "x-forwarded-user";
@@ -21,13 +21,13 @@ const answers = (page: Page) =>
   page.$$eval(".message.assistant:not(.pending) .body", (nodes) => nodes.map((node) => node.textContent ?? ""));
 const userMessages = (page: Page) => page.$$eval(".message.user .body", (nodes) => nodes.map((node) => node.textContent ?? ""));
 
-/** A fresh browser profile on the chat page, handed the token in the URL, once it is connected. */
+/** A fresh browser profile on the chat page, handed the token in the URL, once it takes a message. */
 async function openChat(browser: TestBrowser, url: string) {
   const context = await browser.context();
   const page = await context.newPage();
   const problems = await watchPage(page);
   await page.goto(`${url}/chat#token=${TOKEN}`);
-  await page.waitForSelector("#chat:not([hidden])");
+  await composerReady(page);
   return { context, page, problems };
 }
 
@@ -151,7 +151,7 @@ describe.each(MODES)("web chat (%s)", (mode) => {
     const page = await context.newPage();
     const problems = await watchPage(page);
     await page.goto(`${gw.httpUrl()}/chat`);
-    await page.waitForSelector("#chat:not([hidden])");
+    await composerReady(page);
     expect(await page.textContent("#status")).toContain("connected (trusted-proxy)");
     await say(page, "I am alice");
     expect(await answers(page)).toEqual(["You said: I am alice"]);
@@ -218,8 +218,10 @@ describe("web chat across an edge restart (distributed)", () => {
     });
     await waitHealthy(replacement, gw.httpUrl());
 
-    // The page asks how the run ended (agent.wait on its runId) and shows the whole answer.
-    await page.waitForSelector(".message.assistant:not(.pending)", { timeout: 30_000 });
+    // The page asks how the run ended (agent.wait on its runId) and shows the whole answer, once:
+    // the run may have ended before the page was back, with its answer in the history it loads.
+    const ended = () => document.querySelector(".message.assistant") !== null && document.querySelector(".message.pending") === null;
+    await page.waitForFunction(ended, undefined, { timeout: 30_000 });
     // The fake model's slow answer: 40 words, 100 ms apart.
     const whole = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
     expect((await answers(page)).map((text) => text.trim())).toEqual([whole]);

@@ -46,6 +46,9 @@ export class Chat {
   constructor() {
     byId<HTMLFormElement>("composer").addEventListener("submit", (event) => {
       event.preventDefault();
+      // Enter submits past a disabled Send button: until the thread is open (connected and
+      // loaded) the text stays in the box, or it would go to no thread and be wiped by the load.
+      if (this.sendButton.disabled) return;
       const text = this.input.value;
       this.input.value = "";
       void this.send(text).catch(showError);
@@ -66,6 +69,7 @@ export class Chat {
       void this.openThread(this.threads.create().key).catch(showError);
       this.input.focus();
     });
+    this.setComposer(false);
   }
 
   /** The webchat connection is up (again): load agents and the open thread, resume a run. */
@@ -190,7 +194,13 @@ export class Chat {
       const answer = await socket.request("agent.wait", { runId: active.runId, timeoutSeconds: 300 }, { timeoutMs: 0 });
       if (!answer.completed) this.failRun(active, new GatewayRpcError("TIMEOUT", "the run is still going after 5 minutes"));
       else if (answer.status === "error") this.failRun(active, new GatewayRpcError(answer.error?.code ?? "INTERNAL", answer.error?.message ?? "the run failed"));
-      else this.finishRun(active, { runId: active.runId, payloads: answer.result?.payloads ?? [] });
+      else {
+        // The run wrote its turn (message and answer) to the history before it ended, and the
+        // history loaded at the reconnect may hold it already: show the thread as stored rather
+        // than the answer a second time beside it.
+        this.endRun(active);
+        if (this.current === active.sessionKey) await this.openThread(active.sessionKey);
+      }
     } catch (err) {
       if (!socket.isOpen) return;
       // NOT_FOUND: the request never reached the gateway before the connection dropped.
