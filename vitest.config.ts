@@ -15,6 +15,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // One worker per core, not vitest's default of one fewer: the e2e and int files spend much of
+    // their time waiting on the servers and services they start, and on CI's two cores the
+    // default left one worker running the whole suite (docs/decisions.md, Runtime).
+    maxWorkers: "100%",
     reporters: ["default", ["json", { outputFile: ".vitest-report.json" }]],
     projects: [
       {
