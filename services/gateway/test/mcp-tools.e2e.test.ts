@@ -45,9 +45,14 @@ describe.each(MODES)("MCP tools (%s)", (mode) => {
     return (res.payload as { mcp: McpStatus[] }).mcp;
   }
 
+  /** Waits for `id` to be connected; on a timeout the error names its last status (state, lastError, restarts). */
   const connected = (id: string, minRestarts = 0) =>
     waitFor(
-      async () => (await status()).find((s) => s.id === id && s.state === "connected" && s.restarts >= minRestarts),
+      async () => {
+        const found = (await status()).find((s) => s.id === id);
+        if (found?.state === "connected" && found.restarts >= minRestarts) return found;
+        throw new Error(`last status ${JSON.stringify(found)}`);
+      },
       { timeoutMs: 30_000, intervalMs: 100, what: `MCP server ${id} connected` },
     );
 
