@@ -25,6 +25,8 @@ export interface RunAddress {
   sessionKey: string;
   /** The edge (or service) that started the run; "" for none. */
   edgeId: string;
+  /** The run's subjects, worked out once (runEventSubjects) by a publisher that sends many events. */
+  subjects?: Readonly<Record<RunEventPart, string>>;
 }
 
 /** One message on its way to the bus. */
@@ -38,8 +40,14 @@ export function runEventPart(stream: AgentStream): Exclude<RunEventPart, "final"
   return stream === "lifecycle" ? "life" : "out";
 }
 
-const subjectOf = (subjects: Subjects, run: RunAddress, part: RunEventPart) =>
+const workOut = (subjects: Subjects, run: RunAddress, part: RunEventPart) =>
   subjects.runEvents({ startedBy: run.edgeId, sessionKey: run.sessionKey, runId: run.runId, part });
+const subjectOf = (subjects: Subjects, run: RunAddress, part: RunEventPart) => run.subjects?.[part] ?? workOut(subjects, run, part);
+
+/** A run's three subjects: encoding the session key into a subject token costs more than an event's JSON. */
+export function runEventSubjects(subjects: Subjects, run: RunAddress): Readonly<Record<RunEventPart, string>> {
+  return { life: workOut(subjects, run, "life"), out: workOut(subjects, run, "out"), final: workOut(subjects, run, "final") };
+}
 
 /**
  * An `agent` event as it leaves for the edges: its payload (with `seq`, SPEC §6 fields first)

@@ -7,6 +7,7 @@ export {
   isTerminalEvent,
   type RunAddress,
   runEventPart,
+  runEventSubjects,
   type RunMessage,
   TERMINAL_SEQ,
   terminalMessages,

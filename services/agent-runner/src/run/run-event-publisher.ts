@@ -1,6 +1,6 @@
 import type { Bus, Subjects } from "@gw/bus";
 import type { AgentStream, RunRecord, RunRequest } from "@gw/contracts";
-import { agentEventMessage, type RunAddress, type RunMessage, terminalMessages } from "@gw/runs";
+import { agentEventMessage, type RunAddress, runEventSubjects, type RunMessage, terminalMessages } from "@gw/runs";
 
 /**
  * Publishes one run's `agent` events once, numbered from 1 in order, each on the subject of its
@@ -31,7 +31,8 @@ export class RunEventPublisher {
     run: Pick<RunRequest, "runId" | "sessionKey" | "edgeId">,
     opts: { held?: boolean } = {},
   ) {
-    this.run = { runId: run.runId, sessionKey: run.sessionKey, edgeId: run.edgeId };
+    const address = { runId: run.runId, sessionKey: run.sessionKey, edgeId: run.edgeId };
+    this.run = { ...address, subjects: runEventSubjects(subjects, address) };
     if (opts.held) this.held = [];
   }
 
