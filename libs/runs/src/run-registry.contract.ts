@@ -2,8 +2,12 @@ import { isGatewayError, type RunRecord } from "@gw/contracts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LiveRun, RunRegistry, RunRegistryOptions } from "./run-registry.js";
 
-/** Short windows, so the Redis run can let real time pass. */
-export const TEST_REGISTRY_OPTIONS: RunRegistryOptions = { retentionMs: 600, liveTtlMs: 1_500, heartbeatTtlMs: 400 };
+/**
+ * Short windows, so the Redis run can let real time pass; the heartbeat's is long enough that a
+ * refresh checked 0.6 of it later is still there on a loaded machine (400 ms left 160 ms, which
+ * a busy CI run overshot).
+ */
+export const TEST_REGISTRY_OPTIONS: RunRegistryOptions = { retentionMs: 600, liveTtlMs: 2_500, heartbeatTtlMs: 1_000 };
 
 /**
  * Two registries on one FastStore (two edges, or an edge and a runner), and a way to let time
