@@ -31,17 +31,17 @@ describe("Admission", () => {
     expect(gate.limit).toBe(256);
   });
 
-  it("cuts the limit below the runs in hand when the loop falls behind, never under one", () => {
+  it("cuts the limit below the runs in hand when the loop falls behind, never under 32 or the ceiling", () => {
     const active = { n: 200 };
     const gate = admission(2048, active);
     gate.window(250);
     expect(gate.limit).toBe(150);
-    active.n = 1;
+    active.n = 10;
     gate.window(250);
-    expect(gate.limit).toBe(1);
-    active.n = 0;
-    gate.window(250);
-    expect(gate.limit).toBe(1);
+    expect(gate.limit).toBe(32);
+    const small = admission(8, { n: 8 });
+    small.window(250);
+    expect(small.limit).toBe(8);
   });
 
   it("tells its listeners after every window, and is the ceiling alone when switched off", () => {

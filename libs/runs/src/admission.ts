@@ -22,13 +22,18 @@ const DEFAULT_WINDOW_MS = 250;
  * ceiling ramps up.
  */
 const INITIAL_LIMIT = 256;
+/**
+ * The limit never falls below this (or the ceiling, if lower): a loop slowed by something else
+ * (a busy neighbour, CPU steal) must not serialize the runs, and this many never starved one.
+ */
+const MIN_LIMIT = 32;
 /** A window within the delay budget raises the limit by half; one over it cuts it to 3/4 of what runs. */
 const GROW = 1.5;
 const SHRINK = 0.75;
 
 /**
- * Admission control for a runner (docs/decisions.md, "Runs"): how many runs it holds at once,
- * between 1 and `maxConcurrent`, moved by how well its event loop keeps up. A window whose
+ * Admission control for a runner (docs/decisions.md, "Agent runs"): how many runs it holds at
+ * once, between 32 and `maxConcurrent`, moved by how well its event loop keeps up. A window whose
  * delay p99 stays within `maxLagMs` while the runs use at least half the limit raises it by
  * half; a window over it cuts it below the runs in hand, so no new run starts until the loop
  * catches up. Runs beyond the limit wait in the queue (for another runner, or for this one),
@@ -68,7 +73,8 @@ export class Admission {
   /** One window's delay p99, in ms: the limit moves, then the listeners hear. */
   window(lagMs: number): void {
     const active = this.active();
-    if (lagMs > this.opts.maxLagMs) this.current = Math.max(1, Math.floor(Math.min(this.current, active) * SHRINK));
+    const floor = Math.min(this.opts.maxConcurrent, MIN_LIMIT);
+    if (lagMs > this.opts.maxLagMs) this.current = Math.max(floor, Math.floor(Math.min(this.current, active) * SHRINK));
     else if (active * 2 >= this.current) this.current = Math.min(this.opts.maxConcurrent, Math.ceil(this.current * GROW));
     for (const listener of this.listeners) listener();
   }
