@@ -57,10 +57,10 @@ describe("clientRequest", () => {
       presencePenalty: undefined,
       frequencyPenalty: undefined,
       responseFormatJson: '{"type":"json_object"}',
-      user: "",
+      user: undefined,
       parallelToolCalls: undefined,
-      promptCacheKey: "",
-      safetyIdentifier: "",
+      promptCacheKey: undefined,
+      safetyIdentifier: undefined,
     };
     expect(clientRequest(req({ sampling }), AGENT_TOOLS).sampling).toEqual({ temperature: 0, maxTokens: 10, responseFormat: { type: "json_object" } });
     expect(clientRequest(req({ sampling: { ...sampling, promptCacheKey: "k", safetyIdentifier: "u" } }), AGENT_TOOLS).sampling).toMatchObject({

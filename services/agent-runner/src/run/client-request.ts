@@ -47,11 +47,11 @@ function sampling(req: RunRequest): Sampling | undefined {
     seed: s.seed,
     presencePenalty: s.presencePenalty,
     frequencyPenalty: s.frequencyPenalty,
-    responseFormat: jsonObject(s.responseFormatJson, "response_format"),
-    user: s.user || undefined,
+    responseFormat: s.responseFormatJson === undefined ? undefined : jsonObject(s.responseFormatJson, "response_format"),
+    user: s.user,
     parallelToolCalls: s.parallelToolCalls,
-    promptCacheKey: s.promptCacheKey || undefined,
-    safetyIdentifier: s.safetyIdentifier || undefined,
+    promptCacheKey: s.promptCacheKey,
+    safetyIdentifier: s.safetyIdentifier,
   };
   for (const key of Object.keys(out) as Array<keyof Sampling>) if (out[key] === undefined) delete out[key];
   return Object.keys(out).length ? out : undefined;

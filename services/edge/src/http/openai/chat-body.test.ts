@@ -40,8 +40,8 @@ describe("chatRequest", () => {
       responseFormatJson: '{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"object"}}}',
       user: "u",
       parallelToolCalls: false,
-      promptCacheKey: "",
-      safetyIdentifier: "",
+      promptCacheKey: undefined,
+      safetyIdentifier: undefined,
     });
     expect(request.thinking).toBe("low");
     expect(parse({ max_tokens: 9 }).request.sampling.maxTokens).toBe(9);

@@ -104,11 +104,11 @@ export function sampling(
     presencePenalty: body.presence_penalty,
     frequencyPenalty: body.frequency_penalty,
     responseFormatJson:
-      extra.responseFormat === undefined || extra.responseFormat.type === "text" ? "" : JSON.stringify(extra.responseFormat),
-    user: body.user ?? "",
+      extra.responseFormat === undefined || extra.responseFormat.type === "text" ? undefined : JSON.stringify(extra.responseFormat),
+    user: body.user,
     parallelToolCalls: body.parallel_tool_calls,
-    promptCacheKey: body.prompt_cache_key ?? "",
-    safetyIdentifier: body.safety_identifier ?? "",
+    promptCacheKey: body.prompt_cache_key,
+    safetyIdentifier: body.safety_identifier,
   };
 }
 

@@ -154,16 +154,18 @@ export interface SamplingParams {
   frequencyPenalty?:
     | number
     | undefined;
-  /** OpenAI `response_format` object as JSON text; "" for plain text. */
-  responseFormatJson: string;
+  /** OpenAI `response_format` object as JSON text; absent for plain text. */
+  responseFormatJson?:
+    | string
+    | undefined;
   /** The end user, for the provider's abuse monitoring (OpenAI `user`, Anthropic metadata.user_id). */
-  user: string;
+  user?: string | undefined;
   parallelToolCalls?:
     | boolean
     | undefined;
-  /** OpenAI's prompt cache routing key and end-user safety identifier: hints, "" when unset. */
-  promptCacheKey: string;
-  safetyIdentifier: string;
+  /** OpenAI's prompt cache routing key and end-user safety identifier: hints. */
+  promptCacheKey?: string | undefined;
+  safetyIdentifier?: string | undefined;
 }
 
 /** Published on <prefix>.bcast.run.abort: every runner hears it; the owner stops the run. */
@@ -889,11 +891,11 @@ function createBaseSamplingParams(): SamplingParams {
     seed: undefined,
     presencePenalty: undefined,
     frequencyPenalty: undefined,
-    responseFormatJson: "",
-    user: "",
+    responseFormatJson: undefined,
+    user: undefined,
     parallelToolCalls: undefined,
-    promptCacheKey: "",
-    safetyIdentifier: "",
+    promptCacheKey: undefined,
+    safetyIdentifier: undefined,
   };
 }
 
@@ -920,19 +922,19 @@ export const SamplingParams: MessageFns<SamplingParams> = {
     if (message.frequencyPenalty !== undefined) {
       writer.uint32(57).double(message.frequencyPenalty);
     }
-    if (message.responseFormatJson !== "") {
+    if (message.responseFormatJson !== undefined) {
       writer.uint32(66).string(message.responseFormatJson);
     }
-    if (message.user !== "") {
+    if (message.user !== undefined) {
       writer.uint32(74).string(message.user);
     }
     if (message.parallelToolCalls !== undefined) {
       writer.uint32(80).bool(message.parallelToolCalls);
     }
-    if (message.promptCacheKey !== "") {
+    if (message.promptCacheKey !== undefined) {
       writer.uint32(90).string(message.promptCacheKey);
     }
-    if (message.safetyIdentifier !== "") {
+    if (message.safetyIdentifier !== undefined) {
       writer.uint32(98).string(message.safetyIdentifier);
     }
     return writer;
