@@ -62,6 +62,8 @@ export interface LiveRun {
 export class RunRegistry {
   /** Messages handed to runs after their start (run-inbox.ts). */
   readonly inbox: RunInbox;
+  /** Runners that claimed runs through this instance: in this process, so alive while it is. */
+  private readonly localOwners = new Set<string>();
 
   constructor(
     private readonly store: FastStore,
@@ -126,6 +128,7 @@ export class RunRegistry {
   ): Promise<{ record: RunRecord; written: Promise<void>; abortRequested: boolean } | null> {
     const { record, abortRequested } = await this.recordOfDispatch(runId, nonce);
     if (record === null || record.state !== "queued") return null;
+    this.localOwners.add(owner);
     const next: RunRecord = { ...record, state: "running", owner, updatedAt: Date.now() };
     // Heartbeat and record in one round trip.
     const written = this.store.values.writeAll([
@@ -195,6 +198,15 @@ export class RunRegistry {
 
   async heartbeat(runId: string, owner: string): Promise<void> {
     await this.store.values.set(heartbeatKey(runId), owner, { ttlMs: this.opts.heartbeatTtlMs });
+  }
+
+  /**
+   * Whether `owner` is a runner in this process (embedded mode: the edge, delivery and hooks
+   * share the runner's registry). Such a runner is alive as long as whoever asks is: a lapsed
+   * heartbeat only means the shared event loop fell behind.
+   */
+  isLocalOwner(owner: string | undefined): boolean {
+    return owner !== undefined && this.localOwners.has(owner);
   }
 
   async heartbeatAlive(runId: string): Promise<boolean> {

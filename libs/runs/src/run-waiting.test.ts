@@ -14,12 +14,17 @@ const timings = { pollMs: 30, settleMs: 200, skewMs: 0 };
 
 let bus: InProcessBus;
 let registry: RunRegistry;
+let runnerRegistry: RunRegistry;
 let deps: RunWaitingDeps;
 const open: RunWaiting[] = [];
 
 beforeEach(() => {
   bus = new InProcessBus(() => undefined);
-  registry = new RunRegistry(createMemoryFastStore(), { retentionMs: 60_000, liveTtlMs: 60_000, heartbeatTtlMs: 100 });
+  const store = createMemoryFastStore();
+  const options = { retentionMs: 60_000, liveTtlMs: 60_000, heartbeatTtlMs: 100 };
+  registry = new RunRegistry(store, options);
+  // The runner's own registry: a runner elsewhere, which the waiter may call dead.
+  runnerRegistry = new RunRegistry(store, options);
   deps = { bus, subjects, registry, logger, timings };
 });
 afterEach(async () => {
@@ -60,8 +65,8 @@ describe("RunWaiting (the driver of a wait)", () => {
 
   it("ends a run whose runner stopped heartbeating with UNAVAILABLE, and tells whoever follows it", async () => {
     await registered("r2");
-    await registry.claim("r2", "runner-1", "n-r2");
-    await registry.heartbeat("r2", "runner-1");
+    await runnerRegistry.claim("r2", "runner-1", "n-r2");
+    await runnerRegistry.heartbeat("r2", "runner-1");
     const heard: Array<{ seq: number; payload: string }> = [];
     const unsubscribe = bus.subscribe(subjects.runEvents({ runId: "r2", part: "life" }), (data) => {
       const event = decodeClientEvent(data);

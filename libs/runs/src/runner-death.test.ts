@@ -28,17 +28,30 @@ describe("inspectRun (the runner-death detector)", () => {
 
   it("calls a running run whose heartbeat lapsed dead", async () => {
     let now = 1_000_000;
-    const registry = new RunRegistry(createMemoryFastStore({ now: () => now }));
+    const store = createMemoryFastStore({ now: () => now });
+    // The runner's registry and the waiter's: separate processes on one store.
+    const [runner, registry] = [new RunRegistry(store), new RunRegistry(store)];
     await registry.create(queued("d"));
-    const claimed = await registry.claim("d", "runner-1");
+    const claimed = await runner.claim("d", "runner-1");
     now += registry.opts.heartbeatTtlMs + 1;
     expect(await inspectRun(registry, "d")).toEqual({ kind: "dead", record: claimed });
   });
 
+  it("never calls a run of a runner in its own process dead, whatever its heartbeat", async () => {
+    let now = 1_000_000;
+    const registry = new RunRegistry(createMemoryFastStore({ now: () => now }));
+    await registry.create(queued("e"));
+    await registry.claim("e", "runner-1");
+    now += registry.opts.heartbeatTtlMs * 10;
+    expect(await registry.heartbeatAlive("e")).toBe(false);
+    expect(await inspectRun(registry, "e")).toEqual({ kind: "live" });
+  });
+
   it("reads the record again before calling the runner dead: the outcome may have just landed", async () => {
-    const registry = new RunRegistry(createMemoryFastStore());
+    const store = createMemoryFastStore();
+    const [runner, registry] = [new RunRegistry(store), new RunRegistry(store)];
     await registry.create(queued("f"));
-    const claimed = (await registry.claim("f", "runner-1"))!;
+    const claimed = (await runner.claim("f", "runner-1"))!;
     // The runner records its outcome (clearing the heartbeat) between the detector's two reads.
     let final: RunRecord | undefined;
     const racing = Object.assign(Object.create(registry) as RunRegistry, {

@@ -13,6 +13,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let bus: InProcessBus;
 let queue: InProcessRunQueue;
 let registry: RunRegistry;
+/** The fake runner's registry: a runner in another process, on the same store. */
+let runnerRegistry: RunRegistry;
 let runs: RunRequest[];
 /** What the fake runner does with a run: answer after `delayMs`, or die holding it. */
 let behaviour: { delayMs: number; die?: boolean };
@@ -22,16 +24,16 @@ function startRunner() {
   return queue.consume(
     async (request, taken) => {
       runs.push(request);
-      const claimed = await registry.claim(request.runId, "runner-1", request.nonce);
+      const claimed = await runnerRegistry.claim(request.runId, "runner-1", request.nonce);
       taken();
       if (claimed === null) return;
       if (behaviour.die) return; // its heartbeat lapses: the runner died mid-run
       const beat = setInterval(() => {
-      registry.heartbeat(request.runId, "runner-1").catch(() => undefined);
+      runnerRegistry.heartbeat(request.runId, "runner-1").catch(() => undefined);
     }, 50);
       await sleep(behaviour.delayMs);
       clearInterval(beat);
-      const final = await registry.finish(claimed, { payloads: [{ type: "text", text: `You said: ${request.message}` }] });
+      const final = await runnerRegistry.finish(claimed, { payloads: [{ type: "text", text: `You said: ${request.message}` }] });
       for (const m of terminalMessages(subjects, request, { runId: request.runId, stream: "lifecycle", data: { phase: "end" } }, 1, final)) {
         bus.publish(m.subject, m.data);
       }
@@ -51,7 +53,10 @@ const turn = (runId: string) => ({ runId, sessionKey: "tg:42", agentId: "", mess
 beforeEach(() => {
   bus = new InProcessBus(() => undefined);
   queue = new InProcessRunQueue();
-  registry = new RunRegistry(createMemoryFastStore(), { retentionMs: 60_000, liveTtlMs: 60_000, heartbeatTtlMs: 200 });
+  const store = createMemoryFastStore();
+  const options = { retentionMs: 60_000, liveTtlMs: 60_000, heartbeatTtlMs: 200 };
+  registry = new RunRegistry(store, options);
+  runnerRegistry = new RunRegistry(store, options);
   runs = [];
   behaviour = { delayMs: 20 };
 });
