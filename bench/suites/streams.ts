@@ -3,7 +3,7 @@ import { median } from "../lib/stats.js";
 import { type BurstResult, streamBurst } from "../lib/stream-burst.js";
 import { withUpstreams } from "../lib/upstreams.js";
 import { atMost, type BenchContext, type BenchResult, type Figure, info, type Suite } from "../lib/suite.js";
-import { treeRssBytes } from "../lib/system.js";
+import { cpuMicros, treeRssBytes } from "../lib/system.js";
 
 // 100 chunks 10 ms apart: a one-second answer, as an upstream model streams it.
 const WORDS = 100;
@@ -24,34 +24,52 @@ interface Side {
 
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 
-/** Runs one burst while sampling the side's processes' summed RSS; returns the peak with it. */
-async function burstWithPeak(side: Side, count: number): Promise<BurstResult & { peakRssMiB: number }> {
+type Burst = BurstResult & { peakRssMiB: number; cpuUsPerChunk: number };
+
+/**
+ * Runs one burst while sampling the side's processes' summed RSS; returns the peak with it, and
+ * the CPU those processes spent per chunk delivered (a figure the machine's other load moves far
+ * less than wall time).
+ */
+async function burstWithPeak(side: Side, count: number): Promise<Burst> {
   let peak = 0;
   const sample = () => {
     peak = Math.max(peak, side.pids().reduce((sum, pid) => sum + treeRssBytes(pid), 0));
   };
+  const cpu = () => side.pids().reduce((sum, pid) => sum + cpuMicros(pid), 0);
   const timer = setInterval(sample, 100);
   try {
+    const before = cpu();
     const result = await streamBurst({ url: side.url, body: side.body, headers: side.headers, count, expectedWords: WORDS, timeoutMs: 120_000 });
     sample();
-    return { ...result, peakRssMiB: mib(peak) };
+    const chunks = Math.max(1, result.complete * WORDS);
+    return { ...result, peakRssMiB: mib(peak), cpuUsPerChunk: Math.round(((cpu() - before) / chunks) * 10) / 10 };
   } finally {
     clearInterval(timer);
   }
 }
 
-function summarize(rounds: Array<BurstResult & { peakRssMiB: number }>) {
+function summarize(rounds: Burst[]) {
   return {
     complete: Math.min(...rounds.map((r) => r.complete)),
     wallMs: median(rounds.map((r) => r.wallMs)),
     ttfcP99Ms: median(rounds.map((r) => r.ttfcP99Ms)),
     peakRssMiB: Math.max(...rounds.map((r) => r.peakRssMiB)),
-    rounds: rounds.map(({ wallMs, ttfcP50Ms, ttfcP99Ms, complete, peakRssMiB, failures }) => ({ wallMs, ttfcP50Ms, ttfcP99Ms, complete, peakRssMiB, failures })),
+    cpuUsPerChunk: median(rounds.map((r) => r.cpuUsPerChunk)),
+    rounds: rounds.map(({ wallMs, ttfcP50Ms, ttfcP99Ms, complete, peakRssMiB, cpuUsPerChunk, failures }) => ({
+      wallMs,
+      ttfcP50Ms,
+      ttfcP99Ms,
+      complete,
+      peakRssMiB,
+      cpuUsPerChunk,
+      failures,
+    })),
   };
 }
 
 async function measure(ctx: BenchContext, mode: Mode, gw: GatewayUnderTest, sides: Side[], count: number): Promise<BenchResult> {
-  const runs = new Map<Side["name"], Array<BurstResult & { peakRssMiB: number }>>(sides.map((s) => [s.name, []]));
+  const runs = new Map<Side["name"], Burst[]>(sides.map((s) => [s.name, []]));
   // Unmeasured first: a fresh process's first burst pays for connections, JIT and first sessions.
   for (const side of sides) await burstWithPeak(side, Math.min(count, WARMUP_STREAMS));
   for (let r = 0; r < ctx.args.rounds; r++) {
@@ -59,8 +77,9 @@ async function measure(ctx: BenchContext, mode: Mode, gw: GatewayUnderTest, side
   }
   const [direct, floor, through] = sides.map((s) => summarize(runs.get(s.name)!));
   ctx.log(
-    `  ${count} streams ${mode}: gateway ${through!.complete}/${count} whole, wall ${through!.wallMs} ms, ttfc p99 ${through!.ttfcP99Ms} ms, peak ${through!.peakRssMiB} MiB; ` +
-      `direct ${direct!.wallMs} ms / ${direct!.ttfcP99Ms} ms; passthrough ${floor!.wallMs} ms / ${floor!.ttfcP99Ms} ms, peak ${floor!.peakRssMiB} MiB`,
+    `  ${count} streams ${mode}: gateway ${through!.complete}/${count} whole, wall ${through!.wallMs} ms, ttfc p99 ${through!.ttfcP99Ms} ms, peak ${through!.peakRssMiB} MiB, ` +
+      `${through!.cpuUsPerChunk} µs CPU per chunk; direct ${direct!.wallMs} ms / ${direct!.ttfcP99Ms} ms; passthrough ${floor!.wallMs} ms / ` +
+      `${floor!.ttfcP99Ms} ms, peak ${floor!.peakRssMiB} MiB, ${floor!.cpuUsPerChunk} µs CPU per chunk`,
   );
   for (const [name, rounds] of runs) {
     const failed = rounds.flatMap((r) => Object.entries(r.failures));
@@ -72,6 +91,7 @@ async function measure(ctx: BenchContext, mode: Mode, gw: GatewayUnderTest, side
     atMost("time to first chunk p99 vs direct", "ms", through!.ttfcP99Ms, direct!.ttfcP99Ms, TTFC_P99_MAX),
     info("wall time vs passthrough", "ms", through!.wallMs, floor!.wallMs),
     atMost("peak RSS vs passthrough", "MiB", through!.peakRssMiB, floor!.peakRssMiB, PEAK_RSS_MAX),
+    info("CPU per chunk delivered vs passthrough (every gateway process)", "µs", through!.cpuUsPerChunk, floor!.cpuUsPerChunk),
   ];
   return { bench: `${count} concurrent streams ${mode}`, status: "ok", figures, details: { direct, passthrough: floor, gateway: through, processes: gw.ops.map((o) => o.name) } };
 }
