@@ -19,6 +19,10 @@ export function startBenchGateway(
   mode: Mode,
   opts: {
     limits?: Record<string, unknown>;
+    /** Merged over the `gateway` section beside the raised connection cap (e.g. `dataDir`). */
+    gateway?: Record<string, unknown>;
+    /** How long an embedded gateway may take to become healthy (the fixture's default when absent). */
+    startupTimeoutMs?: number;
     upstreamUrl?: string;
     metrics?: boolean;
     extraConfig?: Record<string, unknown>;
@@ -38,7 +42,8 @@ export function startBenchGateway(
     ...(opts.runners ? { runners: opts.runners } : {}),
     ...(opts.deliveryReplicas ? { deliveryReplicas: opts.deliveryReplicas } : {}),
     ...(opts.hooksReplicas ? { hooksReplicas: opts.hooksReplicas } : {}),
-    gateway: { limits: { maxConnectionsPerIp: 100_000, ...opts.limits } },
+    gateway: { ...opts.gateway, limits: { maxConnectionsPerIp: 100_000, ...opts.limits } },
+    ...(opts.startupTimeoutMs ? { startupTimeoutMs: opts.startupTimeoutMs } : {}),
     ...(opts.metrics ? { health: true } : {}),
     ...(opts.extraConfig ? { extraConfig: opts.extraConfig } : {}),
   };
