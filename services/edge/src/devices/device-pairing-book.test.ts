@@ -22,6 +22,8 @@ describe("the pairing book", () => {
     const now = Date.now();
     const pending = await book.open(request("d1"), now);
     expect(pending).toMatchObject({ deviceId: "d1", requestedAt: now, expiresAt: now + 60_000, edgeId: "e1" });
+    // A command-line argument as it is: never a leading "-" the CLI would read as an option.
+    expect(pending.requestId).toMatch(/^[0-9a-f]{24}$/);
     expect((await book.list()).map((p) => p.requestId)).toEqual([pending.requestId]);
     await expect(book.open(request("d1", "198.51.100.2"))).rejects.toMatchObject({ code: "CONFLICT" });
     expect(await book.claim(pending.requestId)).toEqual(pending);

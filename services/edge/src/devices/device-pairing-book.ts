@@ -68,7 +68,9 @@ export class PairingBook {
   async open(input: NewPairing, now = Date.now()): Promise<PendingPairing> {
     const pending: PendingPairing = {
       ...input,
-      requestId: randomBytes(12).toString("base64url"),
+      // Hex, not base64url: an id may not begin with "-", which `gateway devices approve <id>`
+      // would take for an option (one id in 64 did).
+      requestId: randomBytes(12).toString("hex"),
       requestedAt: now,
       expiresAt: now + this.limits.ttlMs,
     };
