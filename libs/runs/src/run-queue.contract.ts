@@ -16,8 +16,12 @@ export interface RunQueueContractOptions {
   fifo: boolean;
 }
 
-/** Bounds every wait; JetStream pulls need a round trip or two on a loaded machine. */
-const BOUND = { timeoutMs: 10_000, intervalMs: 20 };
+/**
+ * Bounds every wait for something to happen; JetStream pulls need a round trip or two, and on a
+ * loaded CI host (two test workers beside nats-server) a stream and consumer's creation took
+ * over 10 s once.
+ */
+const BOUND = { timeoutMs: 20_000, intervalMs: 20 };
 /** How long "nothing else happens" is watched for. */
 const QUIET_MS = 300;
 
