@@ -24,6 +24,17 @@ describe("Admission", () => {
     expect(gate.limit).toBe(2048);
   });
 
+  it("restores a cut limit to where it started in the first window the loop keeps up, busy or not", () => {
+    const active = { n: 200 };
+    const gate = admission(2048, active);
+    gate.window(250);
+    gate.window(250);
+    expect(gate.limit).toBe(112);
+    active.n = 0;
+    gate.window(5);
+    expect(gate.limit).toBe(256);
+  });
+
   it("does not raise the limit while the runs use less than half of it", () => {
     const active = { n: 100 };
     const gate = admission(2048, active);

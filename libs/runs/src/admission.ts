@@ -34,11 +34,12 @@ const SHRINK = 0.75;
 /**
  * Admission control for a runner (docs/decisions.md, "Agent runs"): how many runs it holds at
  * once, between 32 and `maxConcurrent`, moved by how well its event loop keeps up. A window whose
- * delay p99 stays within `maxLagMs` while the runs use at least half the limit raises it by
- * half; a window over it cuts it below the runs in hand, so no new run starts until the loop
- * catches up. Runs beyond the limit wait in the queue (for another runner, or for this one),
- * instead of starving the runs in hand: a starved loop fires their heartbeats late, and an edge
- * then takes a live run for dead. A window is also when the queue is told to look again.
+ * delay p99 stays within `maxLagMs` restores a cut limit to where it started, and while the runs
+ * use at least half the limit raises it by half; a window over it cuts it below the runs in hand,
+ * so no new run starts until the loop catches up. Runs beyond the limit wait in the queue (for
+ * another runner, or for this one), instead of starving the runs in hand: a starved loop fires
+ * their heartbeats late, and an edge then takes a live run for dead. A window is also when the
+ * queue is told to look again.
  */
 export class Admission {
   private current: number;
@@ -74,7 +75,10 @@ export class Admission {
   window(lagMs: number): void {
     const active = this.active();
     const floor = Math.min(this.opts.maxConcurrent, MIN_LIMIT);
+    const initial = Math.min(this.opts.maxConcurrent, INITIAL_LIMIT);
     if (lagMs > this.opts.maxLagMs) this.current = Math.max(floor, Math.floor(Math.min(this.current, active) * SHRINK));
+    // A cut lasts only while the loop lags: the first window it keeps up restores the start.
+    else if (this.current < initial) this.current = initial;
     else if (active * 2 >= this.current) this.current = Math.min(this.opts.maxConcurrent, Math.ceil(this.current * GROW));
     for (const listener of this.listeners) listener();
   }
