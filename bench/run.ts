@@ -1,14 +1,14 @@
-// `npm run bench [-- --quick] [--only ws-rpc,idle] [--seconds N] [--connections N] [--no-readme]`
+// `npm run bench [-- --quick] [--only ws-rpc,idle] [--seconds N] [--connections N] [--rounds N]`
 // `npm run bench -- --only soak [--soak-seconds N]`: the soak runs only when named, as does
 // `--only run-events` (one JetStream stream vs the split, on a 3-node cluster).
 // Starts everything it needs, runs every benchmark against a raw baseline measured in the same
-// run, writes bench/results/<date>.json and the table in bench/README.md.
+// run, writes bench/results/<date>.json and its table beside it (<date>.md).
 import { join } from "node:path";
 // @ts-expect-error: a plain ES module script without type declarations
 import { buildServices } from "../scripts/build-services.mjs";
 import { parseBenchArgs } from "./lib/args.js";
 import { ROOT } from "./lib/procs.js";
-import { type Report, resultsTable, updateReadme, writeResults } from "./lib/report.js";
+import { type Report, resultsTable, writeResults } from "./lib/report.js";
 import type { BenchResult, Suite } from "./lib/suite.js";
 import { machineInfo } from "./lib/system.js";
 import { chatCompletionsSuite } from "./suites/chat-completions.js";
@@ -90,12 +90,7 @@ async function main(): Promise<void> {
     results,
   };
   log(`\n${resultsTable(report)}\n`);
-  log(`results: ${writeResults(report)}`);
-  // The table holds the regular suites; an opt-in suite (the soak) is written up by hand.
-  if (args.readme && suites.some((suite) => suite.optIn !== true)) {
-    updateReadme(report);
-    log("table written to bench/README.md");
-  }
+  log(`results: ${writeResults(report)} (and its table, .md)`);
 }
 
 main().then(

@@ -1,8 +1,8 @@
-// `npx tsx bench/sessions-bench.ts [--quick] [--no-readme]`
+// `npx tsx bench/sessions-bench.ts [--quick]`
 // sessions.preview and sessions.list latency over WebSocket with 10,000 sessions and one
 // 5,000-message session, in both modes, against a raw `ws` echo measured in the same run.
-// Writes the table between the sessions markers in bench/README.md.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// Writes its table to bench/results/<date>-sessions-bench.md.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebSocketServer } from "ws";
@@ -118,14 +118,13 @@ function table(rows: Row[]): string {
   return lines.join("\n");
 }
 
-function writeReadme(text: string): void {
-  const path = join(import.meta.dirname, "README.md");
-  const readme = readFileSync(path, "utf8");
-  const [start, end] = ["<!-- sessions-bench:start -->", "<!-- sessions-bench:end -->"];
-  const a = readme.indexOf(start);
-  const b = readme.indexOf(end);
-  if (a === -1 || b === -1) throw new Error(`bench/README.md has no ${start} ... ${end} markers`);
-  writeFileSync(path, `${readme.slice(0, a + start.length)}\n${text}\n${readme.slice(b)}`);
+/** The table goes with the other runs' results: bench/README.md keeps one current table, by hand. */
+function writeTable(text: string, quick: boolean): string {
+  const dir = join(import.meta.dirname, "results");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-sessions-bench${quick ? "-quick" : ""}.md`);
+  writeFileSync(path, `${text}\n`);
+  return path;
 }
 
 async function main(): Promise<void> {
@@ -139,7 +138,7 @@ async function main(): Promise<void> {
   const rows = [...(await benchMode("embedded", baseline)), ...(await benchMode("distributed", baseline))];
   const text = `${table(rows)}\n\n${notes.map((n) => `- ${n}\n`).join("")}\nMeasured ${new Date().toISOString().slice(0, 10)} with \`npx tsx bench/sessions-bench.ts${quick ? " --quick" : ""}\`.`;
   log(`\n${text}`);
-  if (!process.argv.includes("--no-readme") && !quick) writeReadme(text);
+  log(`table: ${writeTable(text, quick)}`);
 }
 
 main().then(

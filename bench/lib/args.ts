@@ -4,8 +4,6 @@ export interface BenchArgs {
   quick: boolean;
   /** Run only the suites whose name contains one of these. */
   only: string[];
-  /** Rewrite the results table in bench/README.md (default: on for full runs). */
-  readme: boolean;
   /** Idle connections to hold (capped by the open-file limit). */
   connections: number;
   /** Seconds of each throughput measurement (split over the rounds). */
@@ -29,11 +27,9 @@ function valueOf(argv: string[], flag: string): string | undefined {
 export function parseBenchArgs(argv: string[]): BenchArgs {
   const quick = argv.includes("--quick");
   const only = valueOf(argv, "--only");
-  const readme = argv.includes("--readme") || (!quick && !argv.includes("--no-readme"));
   return {
     quick,
     only: only ? only.split(",") : [],
-    readme,
     connections: Number(valueOf(argv, "--connections") ?? (quick ? 2_000 : 20_000)),
     seconds: Number(valueOf(argv, "--seconds") ?? (quick ? 1 : 5)),
     rounds: Math.max(1, Number(valueOf(argv, "--rounds") ?? (quick ? 1 : 3))),

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./procs.js";
 import type { BenchResult } from "./suite.js";
@@ -12,16 +12,18 @@ export interface Report {
   results: BenchResult[];
 }
 
-const START = "<!-- results:start -->";
-const END = "<!-- results:end -->";
-
-/** Writes bench/results/<date>.json (one file per run; quick runs are marked in the name). */
+/**
+ * Writes bench/results/<date>.json and, beside it, <date>.md with the run's table (one pair per
+ * run; quick runs are marked in the name). bench/README.md keeps one current table, written by
+ * hand from such runs with their ranges over rounds; the runs themselves are the history.
+ */
 export function writeResults(report: Report): string {
   const dir = join(ROOT, "bench", "results");
   mkdirSync(dir, { recursive: true });
-  const stamp = report.date.replace(/[:.]/g, "-");
-  const path = join(dir, `${stamp}${report.quick ? "-quick" : ""}.json`);
+  const stamp = `${report.date.replace(/[:.]/g, "-")}${report.quick ? "-quick" : ""}`;
+  const path = join(dir, `${stamp}.json`);
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(dir, `${stamp}.md`), `${resultsTable(report)}\n`);
   return path;
 }
 
@@ -51,15 +53,4 @@ export function resultsTable(report: Report): string {
     }
   }
   return lines.join("\n");
-}
-
-/** Replaces the table between the README's result markers, keeping the prose around it. */
-export function updateReadme(report: Report): void {
-  const path = join(ROOT, "bench", "README.md");
-  const text = readFileSync(path, "utf8");
-  const start = text.indexOf(START);
-  const end = text.indexOf(END);
-  if (start === -1 || end === -1) throw new Error(`${path} has no ${START} ... ${END} markers`);
-  const table = resultsTable(report);
-  writeFileSync(path, `${text.slice(0, start + START.length)}\n${table}\n${text.slice(end)}`);
 }

@@ -1,5 +1,5 @@
 // Run events stored per second in one JetStream stream vs split over partitions (nats.runEventPartitions),
-// both R3 on a 3-node NATS cluster: `npm run bench -- --only run-events --source --no-readme`.
+// both R3 on a 3-node NATS cluster: `npm run bench -- --only run-events --source`.
 import { createSubjects, NatsBus } from "@gw/bus";
 import { agentEventMessage, ensureRunEventStream, runEventStreamNames } from "@gw/runs";
 import { type NatsClusterHandle, startNatsCluster } from "@gw/testing";
