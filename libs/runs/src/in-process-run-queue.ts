@@ -30,6 +30,7 @@ export class InProcessRunQueue implements RunQueue {
     this.pump();
     return {
       active: () => consumer.slots.active,
+      admitted: () => consumer.slots.admitted,
       stop: async () => {
         stopAdmission();
         // A second stop() must not splice(-1): that would drop some other consumer.

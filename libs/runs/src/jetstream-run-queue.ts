@@ -212,6 +212,7 @@ export class JetStreamRunQueue implements RunQueue {
     );
     return {
       active: () => slots.active,
+      admitted: () => slots.admitted,
       stop: async () => {
         stopped = true;
         clearTimeout(recovering);

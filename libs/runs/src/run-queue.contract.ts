@@ -180,6 +180,9 @@ export function describeRunQueueContract(
       expect(b.runner.inHand()).toHaveLength(1);
       expect(a.consumer.active()).toBe(2);
       expect(b.consumer.active()).toBe(1);
+      // No admission budget (maxLagMs): each takes its whole capacity at once.
+      expect(a.consumer.admitted()).toBe(2);
+      expect(b.consumer.admitted()).toBe(1);
 
       // Only `a` has room once one of its runs ends, so the next queued run is its.
       a.runner.finish(a.runner.inHand()[0]!);

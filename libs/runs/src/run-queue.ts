@@ -39,6 +39,8 @@ export type RunHandler = (request: RunRequest, taken: () => void) => Promise<voi
 export interface RunConsumer {
   /** Runs in hand right now. */
   active(): number;
+  /** Runs it takes at once now: `maxConcurrent`, or fewer while admission control holds back (gw_runs_admitted). */
+  admitted(): number;
   /** Takes no more work; resolves once runs in hand have finished. */
   stop(): Promise<void>;
 }
@@ -57,9 +59,14 @@ export class Slots {
     return this.inUse;
   }
 
+  /** The runs held at once now: the ceiling, or the admission limit below it. */
+  get admitted(): number {
+    return Math.min(this.max, this.limit());
+  }
+
   /** Runs to ask for now: up to the admission limit (admission.ts). */
   get free(): number {
-    return Math.max(0, Math.min(this.max, this.limit()) - this.inUse);
+    return Math.max(0, this.admitted - this.inUse);
   }
 
   /** Runs that still fit under the ceiling: one asked for before the limit fell is still taken. */

@@ -75,7 +75,10 @@ export function startRunner(deps: RunnerDeps): Runner {
     onStoreError: (err) => deps.logger.warn({ err }, "model cooldowns unavailable"),
   });
   const active = new Map<string, AbortController>();
-  const observer = deps.metrics ? runMetrics(deps.metrics, { active: () => active.size, queue: deps.queue }) : undefined;
+  // `consumer` is set below, in this same synchronous call: no scrape runs before it.
+  const observer = deps.metrics
+    ? runMetrics(deps.metrics, { active: () => active.size, admitted: () => consumer.admitted(), queue: deps.queue })
+    : undefined;
   const executor = {
     runnerId,
     settings: config.runner,
@@ -105,17 +108,17 @@ export function startRunner(deps: RunnerDeps): Runner {
       active.get(runId)?.abort(new RunAborted());
     }),
   ];
-  const runs = deps.queue.consume(
+  const consumer = deps.queue.consume(
     (request, taken) =>
       executeRun(executor, request, taken).catch((err: unknown) => logger.error({ err, runId: request.runId }, "run could not start")),
     { maxConcurrent: config.runner.maxConcurrentRuns, maxLagMs: config.runner.admissionLagMs },
   );
   return {
     runnerId,
-    activeRuns: () => runs.active(),
+    activeRuns: () => consumer.active(),
     stop: async () => {
       for (const stop of stops) stop();
-      await runs.stop();
+      await consumer.stop();
       // After the runs: a run finishing its tool calls still has its servers.
       await mcp.stop();
     },

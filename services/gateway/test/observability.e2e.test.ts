@@ -2,24 +2,11 @@ import { promtoolCheck } from "@gw/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectRun } from "./fixtures/agent-runs.js";
 import { type GatewayUnderTest, MODES, startGateway, TOKEN } from "./fixtures/gateway.js";
+import { sample, scrape } from "./fixtures/metrics.js";
 import { WsClient } from "./fixtures/ws-client.js";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const TRACEPARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
-
-async function scrape(port: number): Promise<string> {
-  return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-}
-
-/** The value of the first sample whose line starts with `name{` and contains every label given. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`)))
-      return Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return undefined;
-}
 
 describe.each(MODES)("metrics, request ids and access logs (%s)", (mode) => {
   let gw: GatewayUnderTest;
@@ -82,6 +69,9 @@ describe.each(MODES)("metrics, request ids and access logs (%s)", (mode) => {
     expect(sample(runner, "gw_requests_total", { surface: "bus", method: "runner.agents.list", outcome: "ok" })).toBe(1);
     expect(sample(runner, "gw_runs_finished_total", { outcome: "ok" })).toBe(1);
     expect(sample(runner, "gw_runs_active")).toBe(0);
+    // runner.maxConcurrentRuns (256 by default), or the admission limit below it (at least 32).
+    expect(sample(runner, "gw_runs_admitted")).toBeGreaterThanOrEqual(32);
+    expect(sample(runner, "gw_runs_admitted")).toBeLessThanOrEqual(256);
     expect(sample(runner, "gw_runs_queued")).toBe(0);
     expect(sample(runner, "gw_model_call_duration_seconds_count", { provider: "builtin", outcome: "ok" })).toBe(1);
     expect(sample(sessions, "gw_requests_total", { surface: "bus", method: "sessions.list", outcome: "ok" })).toBe(1);

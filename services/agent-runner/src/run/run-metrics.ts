@@ -7,12 +7,22 @@ import type { RunObserver } from "./run-executor.js";
  * same on every runner; KEDA reads it from NATS directly), and finished runs by outcome with
  * their duration.
  */
-export function runMetrics(metrics: Metrics, deps: { active: () => number; queue: RunQueue }): RunObserver {
+export function runMetrics(
+  metrics: Metrics,
+  deps: { active: () => number; admitted: () => number; queue: RunQueue },
+): RunObserver {
   metrics.gauge({
     name: "gw_runs_active",
     help: "Runs this runner is executing now.",
     collect() {
       this.set(deps.active());
+    },
+  });
+  metrics.gauge({
+    name: "gw_runs_admitted",
+    help: "Runs this runner takes at once now: runner.maxConcurrentRuns, or fewer while its event loop lags (admission control).",
+    collect() {
+      this.set(deps.admitted());
     },
   });
   metrics.gauge({
