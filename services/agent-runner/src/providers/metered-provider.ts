@@ -1,4 +1,5 @@
 import type { Metrics } from "@gw/runtime";
+import { decoratedStream, openStream } from "./decorated-stream.js";
 import type { ModelChunk, ModelProvider, ModelRequest } from "./model-provider.js";
 
 /** The model-call metrics, shared by every provider's decorator. */
@@ -35,25 +36,23 @@ export class MeteredProvider implements ModelProvider {
     private readonly key = "-",
   ) {}
 
-  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-    const started = performance.now();
-    let outcome: "ok" | "error" | "aborted" = "error";
-    try {
-      for await (const chunk of this.inner.stream(request, signal)) {
-        if (chunk.type === "usage") {
-          this.metrics.tokens(this.name, "input", chunk.inputTokens);
-          this.metrics.tokens(this.name, "output", chunk.outputTokens);
-        }
-        yield chunk;
-      }
-      outcome = "ok";
-    } catch (err) {
-      if (signal.aborted) outcome = "aborted";
-      throw err;
-    } finally {
-      // A consumer that stops reading early (return()) ends here too: the call is over.
-      if (outcome === "error" && signal.aborted) outcome = "aborted";
-      this.metrics.observe(this.name, this.key, outcome, (performance.now() - started) / 1000);
-    }
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
+    let started = 0;
+    return decoratedStream({
+      open: () => {
+        started = performance.now();
+        return openStream(this.inner.stream(request, signal));
+      },
+      chunk: (chunk) => {
+        if (chunk.type !== "usage") return;
+        this.metrics.tokens(this.name, "input", chunk.inputTokens);
+        this.metrics.tokens(this.name, "output", chunk.outputTokens);
+      },
+      // A consumer that stops reading early ends the call too: an error, unless it was aborted.
+      end: (how) => {
+        const outcome = how.kind === "done" ? "ok" : signal.aborted ? "aborted" : "error";
+        this.metrics.observe(this.name, this.key, outcome, (performance.now() - started) / 1000);
+      },
+    });
   }
 }

@@ -1,3 +1,4 @@
+import { decoratedStream } from "./decorated-stream.js";
 import type { ModelChunk, ModelProvider, ModelRequest } from "./model-provider.js";
 import type { ModelCooldowns } from "./model-cooldowns.js";
 import {
@@ -90,33 +91,47 @@ export class ModelRouter implements ModelProvider {
     return (await this.planned)[0]?.ref ?? this.chain[0]!.ref;
   }
 
-  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-    let left = await (this.planned ?? this.plan());
-    this.planned = undefined;
-    let last: unknown;
-    while (left.length > 0) {
-      const candidate = left.shift()!;
-      let yielded = false;
-      try {
-        for await (const chunk of this.deps.deployment(candidate.provider, candidate.key.id).stream({ ...request, model: candidate.model }, signal)) {
-          yielded = true;
-          yield chunk;
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
+    let current: Candidate | undefined;
+    return decoratedStream({
+      open: async () => {
+        let left = await (this.planned ?? this.plan());
+        this.planned = undefined;
+        let last: unknown;
+        while (left.length > 0) {
+          const candidate = left.shift()!;
+          try {
+            const inner = this.deps.deployment(candidate.provider, candidate.key.id).stream({ ...request, model: candidate.model }, signal)[Symbol.asyncIterator]();
+            const first = await inner.next();
+            current = candidate;
+            return { inner, first };
+          } catch (err) {
+            const cls = await this.failed(candidate, err, signal);
+            if (cls === "aborted" || cls === "fatal") throw err;
+            last = err;
+            left = afterFailure(left, candidate, cls);
+            if (left.length > 0) this.report.fallbacks.push(fallback(candidate, cls, err));
+          }
         }
-        this.deps.metrics?.attempt(candidate.provider, candidate.key.id, "ok");
-        this.report.answered = candidate.ref;
-        return;
-      } catch (err) {
-        const cls = signal.aborted ? "aborted" : classifyFailure(err);
-        this.deps.metrics?.attempt(candidate.provider, candidate.key.id, cls);
-        if (cls === "aborted") throw err;
-        if (cls !== "fatal") await this.cool(candidate, cls, err);
-        if (yielded || cls === "fatal") throw err;
-        last = err;
-        left = afterFailure(left, candidate, cls);
-        if (left.length > 0) this.report.fallbacks.push(fallback(candidate, cls, err));
-      }
-    }
-    throw last;
+        throw last;
+      },
+      // Once a chunk reached the caller a failure ends the call: no fallback, no mixed answers.
+      end: async (how) => {
+        if (current === undefined) return;
+        if (how.kind === "done") {
+          this.deps.metrics?.attempt(current.provider, current.key.id, "ok");
+          this.report.answered = current.ref;
+        } else if (how.kind === "failed") await this.failed(current, how.error, signal);
+      },
+    });
+  }
+
+  /** Counts a candidate's failed call and cools what failed (unless fatal or aborted); answers its class. */
+  private async failed(candidate: Candidate, err: unknown, signal: AbortSignal): Promise<FailureClass | "aborted"> {
+    const cls = signal.aborted ? "aborted" : classifyFailure(err);
+    this.deps.metrics?.attempt(candidate.provider, candidate.key.id, cls);
+    if (cls !== "aborted" && cls !== "fatal") await this.cool(candidate, cls, err);
+    return cls;
   }
 
   private async plan(): Promise<Candidate[]> {

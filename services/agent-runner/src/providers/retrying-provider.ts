@@ -1,5 +1,6 @@
 import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs } from "@gw/http-client";
 import { sleep } from "@gw/runtime";
+import { decoratedStream } from "./decorated-stream.js";
 import { type ModelChunk, type ModelProvider, type ModelRequest, ProviderError } from "./model-provider.js";
 
 /**
@@ -12,29 +13,26 @@ export class RetryingProvider implements ModelProvider {
     private readonly policy: RetryPolicy = DEFAULT_RETRY,
   ) {}
 
-  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-    for (let attempt = 0; ; attempt++) {
-      let yielded = false;
-      try {
-        for await (const chunk of this.inner.stream(request, signal)) {
-          yielded = true;
-          yield chunk;
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
+    let attempt = 0;
+    return decoratedStream({
+      open: async () => {
+        for (; ; attempt++) {
+          try {
+            const inner = this.inner.stream(request, signal)[Symbol.asyncIterator]();
+            return { inner, first: await inner.next() };
+          } catch (err) {
+            const retry = !signal.aborted && err instanceof ProviderError && err.retryable && attempt + 1 < this.policy.attempts;
+            if (!retry) throw err;
+            await sleep(retryDelayMs(this.policy, attempt, err.retryAfterMs), signal);
+          }
         }
-        return;
-      } catch (err) {
-        const retry =
-          !yielded && !signal.aborted && err instanceof ProviderError && err.retryable && attempt + 1 < this.policy.attempts;
-        if (!retry) {
-          if (err instanceof ProviderError && attempt > 0)
-            throw new ProviderError(`${err.message} (after ${attempt + 1} attempts)`, {
-              status: err.status,
-              retryable: false,
-              cause: err,
-            });
-          throw err;
-        }
-        await sleep(retryDelayMs(this.policy, attempt, err.retryAfterMs), signal);
-      }
-    }
+      },
+      // A failure after the first chunk is never retried; either way it names the tries it took.
+      raise: (err) =>
+        err instanceof ProviderError && attempt > 0
+          ? new ProviderError(`${err.message} (after ${attempt + 1} attempts)`, { status: err.status, retryable: false, cause: err })
+          : err,
+    });
   }
 }

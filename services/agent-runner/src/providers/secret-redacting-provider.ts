@@ -1,3 +1,4 @@
+import { decoratedStream, openStream } from "./decorated-stream.js";
 import { type ModelChunk, type ModelProvider, type ModelRequest, ProviderError } from "./model-provider.js";
 
 /**
@@ -12,19 +13,19 @@ export class SecretRedactingProvider implements ModelProvider {
     private readonly scrub: (text: string) => string,
   ) {}
 
-  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-    try {
-      yield* this.inner.stream(request, signal);
-    } catch (err) {
-      if (!(err instanceof ProviderError)) throw err;
-      const message = this.scrub(err.message);
-      if (message === err.message) throw err;
-      throw new ProviderError(message, {
-        status: err.status,
-        retryable: err.retryable,
-        retryAfterMs: err.retryAfterMs,
-        cause: err,
-      });
-    }
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
+    return decoratedStream({ open: () => openStream(this.inner.stream(request, signal)), raise: (err) => this.redacted(err) });
+  }
+
+  private redacted(err: unknown): unknown {
+    if (!(err instanceof ProviderError)) return err;
+    const message = this.scrub(err.message);
+    if (message === err.message) return err;
+    return new ProviderError(message, {
+      status: err.status,
+      retryable: err.retryable,
+      retryAfterMs: err.retryAfterMs,
+      cause: err,
+    });
   }
 }

@@ -1,4 +1,5 @@
 import { beginSpan, currentTrace, type OpenSpan, startSpan, tracingEnabled } from "@gw/bus";
+import { decoratedStream, openStream } from "./decorated-stream.js";
 import type { ModelChunk, ModelProvider, ModelRequest } from "./model-provider.js";
 
 /**
@@ -20,21 +21,18 @@ export class TracedProvider implements ModelProvider {
     return this.traced(span, request, signal);
   }
 
-  private async *traced(span: OpenSpan, request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-    let error: string | undefined = "ERROR";
-    try {
-      for await (const chunk of this.inner.stream(request, signal)) {
+  private traced(span: OpenSpan, request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
+    return decoratedStream({
+      open: () => openStream(this.inner.stream(request, signal)),
+      chunk: (chunk) => {
         if (chunk.type === "usage") {
           span.set("gen_ai.usage.input_tokens", chunk.inputTokens).set("gen_ai.usage.output_tokens", chunk.outputTokens);
         } else if (chunk.type === "stop") {
           span.set("gen_ai.response.finish_reasons", chunk.reason);
         }
-        yield chunk;
-      }
-      error = undefined;
-    } finally {
-      // A consumer that stops reading early (return()) ends here too: the call is over.
-      span.end(error !== undefined && signal.aborted ? "ABORTED" : error);
-    }
+      },
+      // A consumer that stops reading early ends the call too.
+      end: (how) => span.end(how.kind === "done" ? undefined : signal.aborted ? "ABORTED" : "ERROR"),
+    });
   }
 }
