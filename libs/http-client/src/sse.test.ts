@@ -123,6 +123,16 @@ describe("readSse", () => {
     expect(err).toMatchObject({ name: "HttpError", kind: "too_large", retryable: false });
   });
 
+  it("counts only the time a read waits: a consumer slower than idleMs between events is not a stall", async () => {
+    const events: SseEvent[] = [];
+    const parts = ["data: 1\n\n", "data: 2\n\n", "data: 3\n\n"].map((p) => encoder.encode(p));
+    for await (const event of readSse(body(parts), { name: "test", idleMs: 30, signal: new AbortController().signal })) {
+      events.push(event);
+      await new Promise((resolve) => setTimeout(resolve, 80));
+    }
+    expect(events.map((e) => e.data)).toEqual(["1", "2", "3"]);
+  });
+
   it("fails retryably when the stream goes silent for idleMs", async () => {
     const err = await failure(body([encoder.encode("data: 1\n\n")], "stall"), 50);
     expect(err).toBeInstanceOf(HttpError);

@@ -39,52 +39,64 @@ export async function* readSse(body: AsyncIterable<Uint8Array>, opts: ReadSseOpt
     },
     maxBufferSize: opts.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS,
   });
-  const drain = function* (): Generator<SseEvent> {
+  // The events a read completed, taken out for yielding; plain yields of an array, since an async
+  // generator's `yield*` of a sync one wraps each event in promises of its own.
+  const parsed = (): SseEvent[] => {
     if (overflow)
       throw new HttpError(`${opts.name} stream sent an event over ${opts.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS} characters`, {
         kind: "too_large",
         retryable: false,
       });
-    for (let i = 0; i < ready.length; i++) yield ready[i]!;
-    ready.length = 0;
+    return ready.splice(0);
   };
+  const reads = idleReader(reader, opts);
   try {
     for (;;) {
-      const { done, value } = await readWithIdle(reader, opts);
+      const { done, value } = await reads.read();
       if (done) break;
       parser.feed(decoder.decode(value, { stream: true }));
-      yield* drain();
+      for (const event of parsed()) yield event;
     }
     // Ends an unfinished last line, then the event it belongs to.
     parser.feed(`${decoder.decode()}\n\n`);
-    yield* drain();
+    for (const event of parsed()) yield event;
   } finally {
+    reads.close();
     // Leaving early (done, an error, the consumer stopped) releases the connection.
     reader.return?.()?.catch(() => undefined);
   }
 }
 
-async function readWithIdle(reader: AsyncIterator<Uint8Array>, opts: ReadSseOptions): Promise<IteratorResult<Uint8Array>> {
-  let timer: NodeJS.Timeout | undefined;
-  const idle = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new HttpError(`${opts.name} stream stalled: no data for ${opts.idleMs} ms`, { kind: "timeout", retryable: true }),
-        ),
-      opts.idleMs,
-    );
-  });
-  // When the idle timer wins, the read it raced stays pending and may fail later (the stream is
-  // torn down): observe it now so that failure is never an unhandled rejection.
-  const next = reader.next();
-  next.catch(() => undefined);
-  try {
-    return await Promise.race([next, idle]);
-  } catch (cause) {
-    if (cause instanceof HttpError || opts.signal.aborted) throw cause;
-    throw new HttpError(`${opts.name} stream dropped: ${(cause as Error).message}`, { kind: "network", retryable: true, cause });
-  } finally {
-    clearTimeout(timer);
-  }
+/**
+ * Reads `reader` under one idle timer for the whole stream, re-armed as each read starts: a
+ * read that waits `idleMs` fails. One timer and one promise per read (a timer, a race and its
+ * promises per read cost more than the read). A read the timer beat stays observed, so its later
+ * failure (the stream torn down) is never an unhandled rejection.
+ */
+function idleReader(reader: AsyncIterator<Uint8Array>, opts: ReadSseOptions) {
+  let fail: ((err: unknown) => void) | undefined;
+  const stalled = () => new HttpError(`${opts.name} stream stalled: no data for ${opts.idleMs} ms`, { kind: "timeout", retryable: true });
+  const timer = setTimeout(() => fail?.(stalled()), opts.idleMs);
+  return {
+    read(): Promise<IteratorResult<Uint8Array>> {
+      timer.refresh();
+      return new Promise((resolve, reject) => {
+        fail = reject;
+        reader.next().then(
+          (result) => {
+            fail = undefined;
+            resolve(result);
+          },
+          (cause: unknown) => {
+            fail = undefined;
+            if (cause instanceof HttpError || opts.signal.aborted) reject(cause);
+            else reject(new HttpError(`${opts.name} stream dropped: ${(cause as Error).message}`, { kind: "network", retryable: true, cause }));
+          },
+        );
+      });
+    },
+    close(): void {
+      clearTimeout(timer);
+    },
+  };
 }

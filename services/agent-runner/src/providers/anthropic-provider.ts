@@ -10,6 +10,7 @@ import {
   type StopReason,
   type ToolChoice,
 } from "./model-provider.js";
+import { decoratedStream, openStream } from "./decorated-stream.js";
 import { asProviderError, type HttpProviderConfig, parseStreamEvent, providerClient } from "./provider-http.js";
 import { anthropicThinkingBudget } from "./thinking.js";
 
@@ -110,7 +111,15 @@ export class AnthropicProvider implements ModelProvider {
     this.path = config.baseUrl.replace(/\/$/, "").endsWith("/v1") ? "messages" : "v1/messages";
   }
 
-  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
+    // The reading generator's chunks pass one plain iterator, not a second generator (decorated-stream.ts).
+    return decoratedStream({
+      open: async () => openStream(this.readStream((await this.send(request, signal)).body, signal)),
+      raise: asProviderError,
+    });
+  }
+
+  private send(request: ModelRequest, signal: AbortSignal) {
     const budget = request.thinking ? anthropicThinkingBudget(request.thinking) : 0;
     const body = {
       model: request.model,
@@ -126,18 +135,13 @@ export class AnthropicProvider implements ModelProvider {
       ...(request.tools.length ? anthropicToolChoice(request.toolChoice, request.sampling?.parallelToolCalls) : {}),
       ...anthropicSampling(request.sampling),
     };
-    try {
-      const res = await this.http.request({
-        method: "POST",
-        path: this.path,
-        json: body,
-        headers: { accept: "text/event-stream", "anthropic-version": API_VERSION },
-        signal,
-      });
-      yield* this.readStream(res.body, signal);
-    } catch (err) {
-      throw asProviderError(err);
-    }
+    return this.http.request({
+      method: "POST",
+      path: this.path,
+      json: body,
+      headers: { accept: "text/event-stream", "anthropic-version": API_VERSION },
+      signal,
+    });
   }
 
   private async *readStream(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<ModelChunk> {

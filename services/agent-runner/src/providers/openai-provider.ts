@@ -10,6 +10,7 @@ import {
   type ToolCall,
   type ToolChoice,
 } from "./model-provider.js";
+import { decoratedStream, openStream } from "./decorated-stream.js";
 import { asProviderError, type HttpProviderConfig, parseStreamEvent, providerClient } from "./provider-http.js";
 import { openAiReasoningEffort } from "./thinking.js";
 
@@ -118,7 +119,15 @@ export class OpenAiProvider implements ModelProvider {
     this.http = providerClient(config, config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {});
   }
 
-  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk> {
+    // The reading generator's chunks pass one plain iterator, not a second generator (decorated-stream.ts).
+    return decoratedStream({
+      open: async () => openStream(this.readStream((await this.send(request, signal)).body, signal)),
+      raise: asProviderError,
+    });
+  }
+
+  private send(request: ModelRequest, signal: AbortSignal) {
     const body = {
       model: request.model,
       messages: toWireMessages(request.system, request.messages),
@@ -136,18 +145,13 @@ export class OpenAiProvider implements ModelProvider {
       ...(request.tools.length ? openAiToolChoice(request.toolChoice) : {}),
       ...openAiSampling(request.sampling, request.tools.length > 0),
     };
-    try {
-      const res = await this.http.request({
-        method: "POST",
-        path: "chat/completions",
-        json: body,
-        headers: { accept: "text/event-stream" },
-        signal,
-      });
-      yield* this.readStream(res.body, signal);
-    } catch (err) {
-      throw asProviderError(err);
-    }
+    return this.http.request({
+      method: "POST",
+      path: "chat/completions",
+      json: body,
+      headers: { accept: "text/event-stream" },
+      signal,
+    });
   }
 
   private async *readStream(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<ModelChunk> {
