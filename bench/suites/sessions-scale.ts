@@ -113,6 +113,7 @@ const preview = (): NewSession => benchSession(PREVIEW_KEY, "main", 40, Date.now
 async function embedded(ctx: BenchContext, stored: number, rounds: Rounds, upstreamUrl: string): Promise<BenchResult> {
   const dirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), "gw-bench-sessions-scale-")));
   const gateways: GatewayUnderTest[] = [];
+  const crashed: GatewayUnderTest[] = [];
   try {
     const written = performance.now();
     for (const [i, dir] of dirs.entries()) {
@@ -121,26 +122,47 @@ async function embedded(ctx: BenchContext, stored: number, rounds: Rounds, upstr
       await repo.close();
     }
     const populateMs = Math.round(performance.now() - written);
-    // Spawn to healthy, one gateway after the other. The embedded store loads every session at
-    // start: 100,000 take well over the usual 30 s here.
+    const start = async (dataDir: string) => {
+      const at = performance.now();
+      const gw = await startBenchGateway("embedded", { gateway: { dataDir }, startupTimeoutMs: 300_000, upstreamUrl, extraConfig: { runner: RUNNER } });
+      return { gw, ms: Math.round(performance.now() - at) };
+    };
+    const rssOf = (gws: GatewayUnderTest[]) => idleRssMiB(gws.map((gw) => gw.edges[0]!.proc.child.pid!), IDLE_SETTLE_MS);
+    // Each gateway is started, killed (SIGKILL: a crash, after which the store reads every file),
+    // started again, stopped (SIGTERM: an operator's restart, after which it reads the snapshot
+    // its clean close wrote) and started again: the gateway measured from then on. Spawn to
+    // healthy, one gateway after the other.
+    const afterCrashMs: number[] = [];
+    for (const dataDir of dirs) {
+      const first = await start(dataDir);
+      await first.gw.edges[0]!.proc.kill("SIGKILL");
+      await first.gw.stop();
+      const again = await start(dataDir);
+      crashed.push(again.gw);
+      afterCrashMs.push(again.ms);
+    }
+    const afterCrashRssMiB = await rssOf(crashed);
+    for (const gw of crashed.splice(0)) await gw.stop();
     const startupMs: number[] = [];
     for (const dataDir of dirs) {
-      const at = performance.now();
-      gateways.push(await startBenchGateway("embedded", { gateway: { dataDir }, startupTimeoutMs: 300_000, upstreamUrl, extraConfig: { runner: RUNNER } }));
-      startupMs.push(Math.round(performance.now() - at));
+      const { gw, ms } = await start(dataDir);
+      gateways.push(gw);
+      startupMs.push(ms);
     }
-    const rssMiB = await idleRssMiB(gateways.map((gw) => gw.edges[0]!.proc.child.pid!), IDLE_SETTLE_MS);
+    const rssMiB = await rssOf(gateways);
     ctx.log(`  embedded, empty store vs ${stored} sessions (written in ${populateMs} ms):`);
-    ctx.log(`    gateway start-up ${startupMs[0]} vs ${startupMs[1]} ms, idle RSS ${rssMiB[0]} vs ${rssMiB[1]} MiB`);
+    ctx.log(`    gateway start-up after a crash ${afterCrashMs[0]} vs ${afterCrashMs[1]} ms, idle RSS ${afterCrashRssMiB[0]} vs ${afterCrashRssMiB[1]} MiB`);
+    ctx.log(`    gateway start-up after a clean stop ${startupMs[0]} vs ${startupMs[1]} ms, idle RSS ${rssMiB[0]} vs ${rssMiB[1]} MiB`);
     const started = startFigures("embedded: gateway", stored, { empty: startupMs[0]!, full: startupMs[1]! }, { empty: rssMiB[0]!, full: rssMiB[1]! });
     const measured = await idleAndLoaded(ctx, "embedded", stored, gateways.map((gw) => gw.wsUrl()), rounds);
     return {
       bench: "sessions-scale embedded",
       status: "ok",
       figures: [...measured.figures, ...started],
-      details: { stored, rounds, populateMs, startupMs, rssMiB, ...measured.details },
+      details: { stored, rounds, populateMs, startupMs, rssMiB, afterCrash: { startupMs: afterCrashMs, rssMiB: afterCrashRssMiB }, ...measured.details },
     };
   } finally {
+    for (const gw of crashed) await gw.stop();
     for (const gw of gateways) await gw.stop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }

@@ -88,13 +88,13 @@ describe("file session store tail cache", () => {
   });
 });
 
+// A crash is a store left without `close`: no snapshot, so the next start reads every file.
 describe("file session store after a crash", () => {
   async function withHistory(bodies: string[]) {
     const dir = await freshDir();
     const repo = await FileSessionRepository.open(dir);
     const meta = (await repo.createMeta(newMeta("crash:one"))).meta;
     for (const body of bodies) await repo.append(meta, textBatch(meta, [body]));
-    await repo.close();
     const log = (await readdir(dir)).find((n) => n.endsWith(".log"))!;
     return { dir, meta, log: join(dir, log) };
   }
@@ -131,7 +131,6 @@ describe("file session store after a crash", () => {
     const good = await FileSessionRepository.open(dir);
     const second = (await good.createMeta(newMeta("crash:two"))).meta;
     await good.append(second, textBatch(second, ["b"]));
-    await good.close();
     await writeFile(join(dir, other), JSON.stringify({ meta: { key: meta.key }, log: "x", checkpoint: 0 }));
     const corrupt: string[] = [];
     const repo = await FileSessionRepository.open(dir, { onCorruptMeta: (file) => corrupt.push(file) });

@@ -6,11 +6,12 @@ import { encodeBatch } from "../storage/batch-codec.js";
 import { frameRecord } from "./file-log.js";
 import { baseNameForKey, META_SUFFIX, newLogName } from "./file-names.js";
 import { type CorruptMetaFile, loadSlots, type MetaFile, type Slot } from "./file-slots.js";
+import { dropSnapshot, readSnapshot, writeSnapshot } from "./file-snapshot.js";
 import { appendRecord, readBranch, readTail, writeNewLog } from "./session-log.js";
 import { withHistory } from "../storage/meta-update.js";
-import { type Batch, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
+import { type Batch, EMPTY_TIP, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
 import { MemorySessionIndex } from "../list-index/memory-session-index.js";
-import type { PageQuery, SessionPage } from "../list-index/session-index.js";
+import { newestFirst, type PageQuery, type SessionPage } from "../list-index/session-index.js";
 import type { NewSession, SessionRepository } from "../repository.js";
 import { TailCache, type TailCacheLimits } from "../storage/tail-cache.js";
 
@@ -19,9 +20,13 @@ const CHECKPOINT_EVERY = 256;
 
 const gone = (key: string) => new GatewayError("NOT_FOUND", `unknown session: ${key}`);
 
+/** How `open` found the sessions: the snapshot of a clean close, or every file (and why). */
+export type StoreLoad = { from: "snapshot"; sessions: number } | { from: "files"; sessions: number; why: string };
+
 /**
  * Embedded mode: `<dir>/<name>.meta` (atomic rename) and `<dir>/<name>.<id>.log` (append-only,
  * fdatasync per append). One process owns the directory; a per-key mutex orders its writes.
+ * A clean close leaves a snapshot of every session for the next start (file-snapshot.ts).
  */
 export class FileSessionRepository implements SessionRepository {
   private readonly slots = new Map<string, Slot>();
@@ -31,6 +36,14 @@ export class FileSessionRepository implements SessionRepository {
   private readonly index = new MemorySessionIndex();
   private indexVersion = 0;
   private closed = false;
+  /** Work under way; `close` waits for it before the snapshot. */
+  private readonly pending = new Set<Promise<unknown>>();
+  /**
+   * A write failed in a way that may leave files the slots do not describe (a half record, an
+   * orphan log): the next start must scan and recover them, so no snapshot at close.
+   */
+  private unsure = false;
+  private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly dir: string,
@@ -41,15 +54,35 @@ export class FileSessionRepository implements SessionRepository {
 
   /**
    * `cache` bounds the in-memory tails that let previews skip the disk (tests make it small);
-   * `onCorruptMeta` hears of a metadata file that does not decode (that session is not loaded).
+   * `onCorruptMeta` hears of a metadata file that does not decode (that session is not loaded);
+   * `onLoaded` hears whether the sessions came from a clean close's snapshot or from every file.
    */
-  static async open(dir: string, opts: { cache?: TailCacheLimits; onCorruptMeta?: CorruptMetaFile } = {}): Promise<FileSessionRepository> {
+  static async open(
+    dir: string,
+    opts: { cache?: TailCacheLimits; onCorruptMeta?: CorruptMetaFile; onLoaded?: (load: StoreLoad) => void } = {},
+  ): Promise<FileSessionRepository> {
     await mkdir(dir, { recursive: true });
     const repo = new FileSessionRepository(dir, opts.cache);
-    await loadSlots(dir, (slot) => {
+    const snapshot = await readSnapshot(dir);
+    // Stale from this store's first write on: gone from the disk before it can accept one, so a
+    // crash from here on leaves no snapshot and the next start reads every file.
+    if (snapshot.kind !== "absent") await dropSnapshot(dir);
+    let slots: Slot[];
+    if (snapshot.kind === "ok") {
+      slots = snapshot.slots;
+      opts.onLoaded?.({ from: "snapshot", sessions: slots.length });
+    } else {
+      slots = [];
+      await loadSlots(dir, (slot) => slots.push(slot), opts.onCorruptMeta);
+      const why = snapshot.kind === "absent" ? "no snapshot (the last run did not close cleanly)" : `snapshot unusable: ${snapshot.problem}`;
+      opts.onLoaded?.({ from: "files", sessions: slots.length, why });
+    }
+    // Newest first, so each goes in at the end of the index's sorted arrays: no memory moves.
+    slots.sort((a, b) => newestFirst(a.meta, b.meta));
+    for (const slot of slots) {
       repo.slots.set(slot.meta.key, slot);
-      repo.index.putNow(slot.meta, ++repo.indexVersion);
-    }, opts.onCorruptMeta);
+      repo.indexed(slot);
+    }
     return repo;
   }
 
@@ -65,7 +98,7 @@ export class FileSessionRepository implements SessionRepository {
       if (existing) return { meta: { ...existing.meta }, created: false };
       const base = baseNameForKey(meta.key);
       const log = newLogName(base);
-      const slot: Slot = { meta, log, checkpoint: 0, base, size: 0, last: undefined, sinceCheckpoint: 0, version: 0 };
+      const slot: Slot = { meta, log, checkpoint: 0, base, size: 0, tip: EMPTY_TIP, sinceCheckpoint: 0, version: 0 };
       await this.writeMeta(slot);
       this.slots.set(meta.key, slot);
       this.indexed(slot);
@@ -97,8 +130,16 @@ export class FileSessionRepository implements SessionRepository {
    * file (10,000 fsyncs take a minute here): the import is synced by one fsync of the directory
    * at the end, so what a crash right after it keeps is up to the file system's own flushing.
    */
-  async createMany(sessions: NewSession[]): Promise<number> {
-    this.assertOpen();
+  createMany(sessions: NewSession[]): Promise<number> {
+    try {
+      this.assertOpen();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.tracked(this.createAll(sessions));
+  }
+
+  private async createAll(sessions: NewSession[]): Promise<number> {
     let next = 0;
     let created = 0;
     const one = async ({ meta, entries }: NewSession) => {
@@ -108,13 +149,14 @@ export class FileSessionRepository implements SessionRepository {
       const batch: Batch = { gen: meta.gen, base: true, count: entries.length, at: meta.updatedAt, entries };
       const frame = entries.length > 0 ? frameRecord(encodeBatch(batch)) : Buffer.alloc(0);
       if (frame.length > 0) await writeFile(join(this.dir, log), frame, { mode: 0o600 });
+      const tip = tipOf(frame.length > 0 ? batch : undefined, meta.gen);
       const slot: Slot = {
-        meta: withHistory(meta, tipOf(frame.length > 0 ? batch : undefined, meta.gen), meta.updatedAt),
+        meta: withHistory(meta, tip, meta.updatedAt),
         log,
         checkpoint: frame.length,
         base,
         size: frame.length,
-        last: frame.length > 0 ? batch : undefined,
+        tip,
         sinceCheckpoint: 0,
         version: 0,
       };
@@ -139,14 +181,14 @@ export class FileSessionRepository implements SessionRepository {
   append(meta: SessionMeta, build: (tip: Tip) => Batch): Promise<{ batch: Batch; meta: SessionMeta }> {
     return this.locked(meta.key, async () => {
       const slot = this.live(meta);
-      const batch = build(tipOf(slot.last, slot.meta.gen));
+      const batch = build(slot.tip);
       const frame = frameRecord(encodeBatch(batch));
       await appendRecord(join(this.dir, slot.log), frame, slot.size);
       if (slot.size === 0) await fsyncDir(this.dir);
       slot.size += frame.length;
-      slot.last = batch;
+      slot.tip = tipOf(batch, slot.meta.gen);
       this.advance(slot, batch);
-      slot.meta = withHistory(slot.meta, tipOf(batch, slot.meta.gen), batch.at);
+      slot.meta = withHistory(slot.meta, slot.tip, batch.at);
       this.indexed(slot);
       if (++slot.sinceCheckpoint >= CHECKPOINT_EVERY) await this.writeMeta(slot);
       return { batch, meta: { ...slot.meta } };
@@ -156,13 +198,13 @@ export class FileSessionRepository implements SessionRepository {
   replace(meta: SessionMeta, batch: Batch, expected?: Tip): Promise<{ meta: SessionMeta } | false> {
     return this.locked(meta.key, async () => {
       const slot = this.live(meta);
-      if (expected && !sameTip(tipOf(slot.last, slot.meta.gen), expected)) return false;
+      if (expected && !sameTip(slot.tip, expected)) return false;
       const oldLog = slot.log;
       const log = newLogName(slot.base);
       const frame = frameRecord(encodeBatch(batch));
       await writeNewLog(join(this.dir, log), frame);
-      Object.assign(slot, { log, size: frame.length, last: batch });
-      slot.meta = withHistory(slot.meta, tipOf(batch, slot.meta.gen), batch.at);
+      Object.assign(slot, { log, size: frame.length, tip: tipOf(batch, slot.meta.gen) });
+      slot.meta = withHistory(slot.meta, slot.tip, batch.at);
       // The metadata file names the live log: renaming it in is the commit point of the swap.
       await this.writeMeta(slot);
       this.indexed(slot);
@@ -198,7 +240,7 @@ export class FileSessionRepository implements SessionRepository {
     return this.locked(meta.key, async () => {
       const slot = this.live(meta);
       const entries = await readBranch(join(this.dir, slot.log), slot.size, slot.meta.gen);
-      return { entries, tip: tipOf(slot.last, slot.meta.gen) };
+      return { entries, tip: slot.tip };
     });
   }
 
@@ -221,8 +263,19 @@ export class FileSessionRepository implements SessionRepository {
     return !this.closed;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Refuses new work, lets what was accepted finish, then writes the snapshot of every session
+   * for the next start (unless a write failed: then the next start recovers from the files).
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
     this.closed = true;
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+    if (!this.unsure) await writeSnapshot(this.dir, [...this.slots.values()]);
   }
 
   private live(meta: SessionMeta): Slot {
@@ -259,6 +312,22 @@ export class FileSessionRepository implements SessionRepository {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.locks.run(key, work);
+    return this.tracked(this.locks.run(key, work));
+  }
+
+  /** Counts `work` as under way until it settles; a failure other than a typed refusal may have left files behind. */
+  private tracked<T>(work: Promise<T>): Promise<T> {
+    this.pending.add(work);
+    return work.then(
+      (value) => {
+        this.pending.delete(work);
+        return value;
+      },
+      (err: unknown) => {
+        this.pending.delete(work);
+        if (!(err instanceof GatewayError)) this.unsure = true;
+        throw err;
+      },
+    );
   }
 }

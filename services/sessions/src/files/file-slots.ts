@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { readStoredJson } from "@gw/contracts";
 import { z } from "zod";
 import { withHistory } from "../storage/meta-update.js";
-import { type Batch, type SessionMeta, SessionMetaSchema, tipOf } from "../model.js";
+import { type SessionMeta, SessionMetaSchema, type Tip, tipOf } from "../model.js";
 import { LOG_SUFFIX, META_SUFFIX } from "./file-names.js";
 import { recoverLog } from "./file-recovery.js";
 
@@ -23,7 +23,11 @@ export type CorruptMetaFile = (file: string, problem: string) => void;
 export interface Slot extends MetaFile {
   base: string;
   size: number;
-  last: Batch | undefined;
+  /**
+   * Where the history ends: all an append or a replace needs of its last batch. The batch itself
+   * stays on disk (100,000 sessions would each keep their newest entries in memory).
+   */
+  tip: Tip;
   sinceCheckpoint: number;
   /** Counts this process's writes to the history: the version the tail cache is checked against. */
   version: number;
@@ -69,14 +73,14 @@ async function loadSlot(dir: string, name: string, corrupt: (problem: string) =>
   }
   const file = read.value;
   const recovered = await recoverLog(join(dir, file.log), file.checkpoint);
-  const slot: Slot = {
+  const tip = tipOf(recovered.last, file.meta.gen);
+  return {
     ...file,
+    meta: withHistory(file.meta, tip, recovered.last?.at ?? 0),
     base: name.slice(0, -META_SUFFIX.length),
     size: recovered.size,
-    last: recovered.last,
+    tip,
     sinceCheckpoint: 0,
     version: 0,
   };
-  slot.meta = withHistory(slot.meta, tipOf(recovered.last, slot.meta.gen), recovered.last?.at ?? 0);
-  return slot;
 }
