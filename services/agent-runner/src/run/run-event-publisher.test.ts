@@ -34,6 +34,31 @@ const FINAL: RunRecord = {
 };
 
 describe("RunEventPublisher", () => {
+  it("sends the events of every run of one turn in one synchronous stretch, which the bus client writes at once", async () => {
+    // A stretch ends at the next microtask checkpoint: NATS writes what was published before it.
+    let stretch = 0;
+    let open = false;
+    const published: Array<{ stretch: number; runId: string }> = [];
+    const bus = {
+      publish: (_subject: string, data: Uint8Array) => {
+        if (!open) {
+          open = true;
+          stretch += 1;
+          queueMicrotask(() => (open = false));
+        }
+        published.push({ stretch, runId: decodeClientEvent(data).runId });
+      },
+    } as unknown as Bus;
+    const runs = ["r1", "r2", "r3"].map((runId) => new RunEventPublisher(bus, subjects, { runId, sessionKey: `s-${runId}`, edgeId: "e1" }));
+    for (const run of runs) run.emit("assistant", { type: "text", text: "a" });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(published).toEqual([
+      { stretch: 1, runId: "r1" },
+      { stretch: 1, runId: "r2" },
+      { stretch: 1, runId: "r3" },
+    ]);
+  });
+
   it("sends the events of one I/O turn together, after the turn, in order", async () => {
     const { bus, published, nextTurn } = recordingBus();
     const events = new RunEventPublisher(bus, subjects, { runId: "r1", sessionKey: "s", edgeId: "e1" });

@@ -15,13 +15,17 @@ import { agentEventMessage, type RunAddress, runEventSubjects, type RunMessage, 
  * behind its models sends fewer, longer events instead of a backlog of small ones; one that keeps
  * up sends each chunk as it came. The terminal event takes whatever is pending with it, at once,
  * so the run's answer never waits.
+ *
+ * The runs of one process leave in one go: every publisher with pending events is flushed by
+ * one shared immediate (`dueBatches`), so the events of all runs whose chunks arrived in one loop
+ * turn reach the bus client in one synchronous stretch, which NATS writes to its socket at once.
+ * An immediate per run let microtasks run between them, and the client wrote once per run.
  */
 export class RunEventPublisher {
   private seq = 0;
   private held: RunMessage[] | undefined;
   /** Events of this batch, numbered and encoded when it leaves (a text chunk may still grow). */
   private pending: Pending[] = [];
-  private scheduled: NodeJS.Immediate | undefined;
   private readonly run: RunAddress;
 
   /** `run.edgeId` is the edge that started the run: the subject names it (libs/bus subjects). */
@@ -59,7 +63,7 @@ export class RunEventPublisher {
     }
     this.pending.push({ stream, data, final });
     if (final !== undefined) this.flush();
-    else this.scheduled ??= setImmediate(() => this.flush());
+    else dueBatches.add(this);
   }
 
   /** The next event's messages: numbered in the order they leave. */
@@ -71,14 +75,38 @@ export class RunEventPublisher {
       : terminalMessages(this.subjects, this.run, event, this.seq, final);
   }
 
-  private flush(): void {
-    clearImmediate(this.scheduled);
-    this.scheduled = undefined;
+  /** Sends the pending events (dueBatches, or the terminal event at once). */
+  flush(): void {
+    dueBatches.delete(this);
     const pending = this.pending;
     this.pending = [];
     for (const event of pending) for (const m of this.messages(event)) this.bus.publish(m.subject, m.data);
   }
 }
+
+/** The publishers with events pending, flushed together at the end of the loop turn. */
+class DueBatches {
+  private readonly due = new Set<RunEventPublisher>();
+  private scheduled: NodeJS.Immediate | undefined;
+
+  add(publisher: RunEventPublisher): void {
+    this.due.add(publisher);
+    this.scheduled ??= setImmediate(() => this.flushAll());
+  }
+
+  delete(publisher: RunEventPublisher): void {
+    this.due.delete(publisher);
+  }
+
+  private flushAll(): void {
+    this.scheduled = undefined;
+    const due = [...this.due];
+    this.due.clear();
+    for (const publisher of due) publisher.flush();
+  }
+}
+
+const dueBatches = new DueBatches();
 
 interface Pending {
   stream: AgentStream;
