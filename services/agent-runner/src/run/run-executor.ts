@@ -233,7 +233,9 @@ export async function executeRun(deps: ExecutorDeps, req: RunRequest, taken: () 
       durationMs: Math.round(performance.now() - started),
       outcome: result,
     };
-    log.info(summary, "run finished");
+    // runId and runnerId are on the logger already (its child bindings): a line names each once.
+    const { runId: _runId, runnerId: _runnerId, ...fields } = summary;
+    log.info(fields, "run finished");
     deps.observer?.finished(summary);
     span?.set("gen_ai.agent.id", summary.agentId).set("gen_ai.request.model", summary.model).set("gw.outcome", result).end(result);
   };
