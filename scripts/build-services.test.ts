@@ -53,8 +53,14 @@ describe("scripts/build-services.mjs", () => {
     expect(help.stdout).toMatch(/pending \[options\]/);
   });
 
-  it("leaves out of an edge's start what it loads on first use: the web chat page, the trace exporter", () => {
-    const lazy = ["services/edge/src/http/webchat/gen/assets.ts", "libs/host/src/otlp-export.ts"];
+  it("leaves out of an edge's start what it loads on first use: the web chat page, the trace exporter, the OpenAI bodies' schemas", () => {
+    const lazy = [
+      "services/edge/src/http/webchat/gen/assets.ts",
+      "libs/host/src/otlp-export.ts",
+      "services/edge/src/http/openai/chat-body.ts",
+      "services/edge/src/http/openai/responses-body.ts",
+      "services/edge/src/http/openai/params.ts",
+    ];
     const edge = startupCode(join(outdir, "edge.js"));
     const everything = readdirSync(join(outdir, "chunks"))
       .map((file) => readFileSync(join(outdir, "chunks", file), "utf8"))
@@ -64,5 +70,6 @@ describe("scripts/build-services.mjs", () => {
       expect(edge.includes(moduleMark(source)), `${source} is loaded at start`).toBe(false);
     }
     expect(edge.includes(moduleMark("services/edge/src/http/webchat/webchat.ts"))).toBe(true);
+    expect(edge.includes(moduleMark("services/edge/src/http/openai/chat-completions.ts"))).toBe(true);
   });
 });

@@ -2,12 +2,24 @@ import { randomUUID } from "node:crypto";
 import { GatewayError, type RunRecord } from "@gw/contracts";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { httpErrorResponse } from "../errors.js";
-import { chatRequest } from "./chat-body.js";
+import type * as ChatBody from "./chat-body.js";
 import { checkImageInput, resolveAgent, runParams } from "./conversation.js";
 import type { OpenAiDeps } from "./deps.js";
 import { openSse, writeSse } from "./sse.js";
 
 type StartParams = ReturnType<typeof runParams>;
+
+let chatBody: Promise<typeof ChatBody> | undefined;
+
+/**
+ * The body's reader, imported on the first request: its zod schemas (with params.ts's, which
+ * it shares with the Responses API's) are about 300 of an edge's 1,750, which an edge nobody
+ * calls `/v1` on would otherwise build at start and hold (docs/decisions.md, Runtime).
+ */
+function chatBodyReader(): Promise<typeof ChatBody> {
+  chatBody ??= import("./chat-body.js");
+  return chatBody;
+}
 
 /** The run's record as the answer it is: text, the client tool calls it stopped for, usage. */
 export function recordAnswer(record: RunRecord) {
@@ -36,6 +48,7 @@ function toolCallsJson(calls: RunRecord["toolCalls"]) {
 /** SPEC §4.2 `POST /v1/chat/completions`: `model` names an agent, `user` scopes the session. */
 export function registerChatCompletions(app: FastifyInstance, deps: OpenAiDeps): void {
   app.post("/chat/completions", async (request, reply) => {
+    const { chatRequest } = await chatBodyReader();
     const { body, request: req } = chatRequest(request.body, (model) => resolveAgent(deps.agentIds, model));
     const head = { id: `chatcmpl_${randomUUID()}`, created: Math.floor(Date.now() / 1000), model: body.model };
     checkImageInput(req, (agentId) => deps.textOnlyModel(agentId));

@@ -7,8 +7,17 @@ import { checkImageInput, resolveAgent, runParams } from "./conversation.js";
 import type { OpenAiDeps } from "./deps.js";
 import { finalStatus, itemId, outputItems, type ResponseHead, responseObject } from "./response-object.js";
 import { ResponseStream } from "./responses-stream.js";
-import { type ResponsesBody, responsesRequest } from "./responses-body.js";
+import type * as ResponsesBodyModule from "./responses-body.js";
+import type { ResponsesBody } from "./responses-body.js";
 import { openSse } from "./sse.js";
+
+let responsesBody: Promise<typeof ResponsesBodyModule> | undefined;
+
+/** The body's reader and its schemas, imported on the first request as chat completions' is. */
+function responsesBodyReader(): Promise<typeof ResponsesBodyModule> {
+  responsesBody ??= import("./responses-body.js");
+  return responsesBody;
+}
 
 /**
  * The session a stored response's conversation lives in: a new one for `store: true`, the
@@ -38,6 +47,7 @@ async function storedSession(deps: OpenAiDeps, body: ResponsesBody, head: Respon
  */
 export function registerResponses(app: FastifyInstance, deps: OpenAiDeps): void {
   app.post("/responses", async (request, reply) => {
+    const { responsesRequest } = await responsesBodyReader();
     const { body, request: req } = responsesRequest(request.body, (model) => resolveAgent(deps.agentIds, model));
     const head: ResponseHead = { id: itemId("resp"), createdAt: Math.floor(Date.now() / 1000), body };
     const session = await storedSession(deps, body, head, req.agentId);
