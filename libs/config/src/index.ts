@@ -12,7 +12,7 @@ export {
   type ParseOptions,
   parseConfig,
 } from "./parse-config.js";
-export { type ConfigSection, type GatewayConfig, type GatewayConfigInput, GatewayConfigSchema } from "./schema.js";
+export { type ConfigSection, type GatewayConfig, type GatewayConfigInput, gatewayConfigSchema } from "./schema.js";
 export { type ChannelConfig, type ChannelsConfig, channelEntries } from "./schema-channels.js";
 export type { HookMapping, HooksConfig } from "./schema-hooks.js";
 export type { CronConfig } from "./schema-cron.js";

@@ -7,7 +7,7 @@ import { deepFreeze } from "./deep-freeze.js";
 import { type Env, removeWithheld, substituteEnv, type WithheldValue } from "./env-substitution.js";
 import { knownKeysAt, schemaAt } from "./known-keys.js";
 import { parseYaml } from "./parse-yaml.js";
-import { type ConfigSection, type GatewayConfig, type GatewayConfigInput, GatewayConfigSchema } from "./schema.js";
+import { type ConfigSection, type GatewayConfig, type GatewayConfigInput, gatewayConfigSchema } from "./schema.js";
 
 /** Every key optional, at any depth; arrays are replaced whole. */
 export type DeepPartial<T> = T extends readonly unknown[]
@@ -108,10 +108,15 @@ function validate(raw: unknown, source: string, env?: Env, reader?: ConfigReader
     withheld = substituted.withheld;
     input = substituted.value as object;
   }
+  const schema = gatewayConfigSchema();
+  // Without zod's compiled fast path: it writes and compiles a parser for each of the config's
+  // objects (about 100) on its first parse, code that pays only for objects parsed many times,
+  // and a config is parsed once (docs/decisions.md, Runtime).
+  const ctx = { error: errorMap, jitless: true };
   // Withheld values are checked as written (a reference passes for a token), then left out.
-  let result = GatewayConfigSchema.safeParse(input, { error: errorMap });
-  if (!result.success && withheld.length > 0 && standInForWithheld(input, withheld, result.error.issues)) {
-    result = GatewayConfigSchema.safeParse(input, { error: errorMap });
+  let result = schema.safeParse(input, ctx);
+  if (!result.success && withheld.length > 0 && standInForWithheld(schema, input, withheld, result.error.issues)) {
+    result = schema.safeParse(input, ctx);
   }
   if (result.success && envIssues.length === 0) return deepFreeze(removeWithheld(result.data, withheld));
   const withheldAt = new Map(withheld.map((value) => [value.path, value]));
@@ -119,7 +124,7 @@ function validate(raw: unknown, source: string, env?: Env, reader?: ConfigReader
   const envPaths = new Set(envIssues.map((issue) => issue.path));
   const schemaIssues = result.success
     ? []
-    : fromZodIssues(result.error.issues, (path) => knownKeysAt(GatewayConfigSchema, path))
+    : fromZodIssues(result.error.issues, (path) => knownKeysAt(schema, path))
         .filter((issue) => !envPaths.has(issue.path))
         .map((issue) => {
           const value = withheldAt.get(issue.path);
@@ -133,12 +138,12 @@ function validate(raw: unknown, source: string, env?: Env, reader?: ConfigReader
  * as written (`${OPENAI_BASE_URL}` is no URL) gets a stand-in of the kind its key takes, for the
  * check only; withheld values are removed from the result anyway. True when one was put in.
  */
-function standInForWithheld(input: object, withheld: readonly WithheldValue[], issues: readonly z.core.$ZodIssue[]): boolean {
+function standInForWithheld(root: z.core.$ZodType, input: object, withheld: readonly WithheldValue[], issues: readonly z.core.$ZodIssue[]): boolean {
   const refused = new Set(issues.map((issue) => issue.path.join(".")));
   let changed = false;
   for (const value of withheld) {
     if (!refused.has(value.segments.join("."))) continue;
-    const schema = schemaAt(GatewayConfigSchema, value.segments);
+    const schema = schemaAt(root, value.segments);
     const standIn = schema && STAND_INS.find((candidate) => z.safeParse(schema, candidate).success);
     if (standIn === undefined) continue;
     setAt(input, value.segments, standIn);

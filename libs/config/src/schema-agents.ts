@@ -1,20 +1,20 @@
 import { z } from "zod";
 import { modelChainText, splitModelChain, splitModelRef } from "./model-ref.js";
 
-const ModelRefSchema = z.string().refine((ref) => splitModelRef(ref) !== undefined, 'expected "<provider>/<model>"');
+const modelRefSchema = () => z.string().refine((ref) => splitModelRef(ref) !== undefined, 'expected "<provider>/<model>"');
 
 /**
  * One reference or an ordered fallback chain (a list, or its one-string form "a/x,b/y"), kept in
  * the one-string form so every reader of `model` sees a string as before.
  */
-export const ModelChainSchema = z
+export const modelChainSchema = () => z
   .union([
     z.string().refine((ref) => splitModelChain(ref) !== undefined, 'expected "<provider>/<model>"'),
-    z.array(ModelRefSchema).min(1, "must list at least one model"),
+    z.array(modelRefSchema()).min(1, "must list at least one model"),
   ])
   .transform(modelChainText);
 
-const AgentSchema = z.strictObject({
+const agentSchema = () => z.strictObject({
   id: z
     .string()
     .regex(
@@ -22,7 +22,7 @@ const AgentSchema = z.strictObject({
       "expected 1-64 lowercase letters, digits, '_' or '-', starting with a letter or digit",
     ),
   name: z.string().min(1),
-  model: ModelChainSchema,
+  model: modelChainSchema(),
   description: z.string().default(""),
   avatar: z
     .union([z.literal(""), z.url({ protocol: /^https?$/, error: "expected an http(s) URL" })])
@@ -40,10 +40,10 @@ export const DEFAULT_AGENTS = [
   },
 ];
 
-export const AgentsSectionSchema = z
+export const agentsSectionSchema = () => z
   .strictObject({
     default: z.string().default("main"),
-    list: z.array(AgentSchema).min(1, "must list at least one agent").prefault(DEFAULT_AGENTS),
+    list: z.array(agentSchema()).min(1, "must list at least one agent").prefault(DEFAULT_AGENTS),
   })
   .prefault({})
   .superRefine((agents, ctx) => {

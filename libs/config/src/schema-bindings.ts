@@ -5,7 +5,7 @@ import { QueueSchema } from "./schema-queue.js";
 
 const Id = z.string().trim().min(1, "must not be empty").max(256);
 
-const BindingMatchSchema = z.strictObject({
+const bindingMatchSchema = () => z.strictObject({
   channel: Id,
   accountId: Id.optional(),
   peer: Id.optional(),
@@ -17,20 +17,20 @@ const BindingMatchSchema = z.strictObject({
  * One routing rule: messages matching `match` go to `agentId`, under `dmPolicy` and `queue` when
  * given (instead of the account's).
  */
-const BindingSchema = z.strictObject({
-  match: BindingMatchSchema,
+const bindingSchema = () => z.strictObject({
+  match: bindingMatchSchema(),
   agentId: Id,
   dmPolicy: z.enum(["pairing", "allowlist", "open", "disabled"]).optional(),
   queue: QueueSchema.optional(),
 });
-export type Binding = z.output<typeof BindingSchema>;
+export type Binding = z.output<ReturnType<typeof bindingSchema>>;
 
 /**
  * Which agent answers which chats (issue 26 §2). References to channels, accounts and agents are
  * checked in schema.ts; here, bindings that can never answer.
  */
-export const BindingsSectionSchema = z
-  .array(BindingSchema)
+export const bindingsSectionSchema = () => z
+  .array(bindingSchema())
   .max(1000)
   .default([])
   .superRefine((bindings, ctx) => {

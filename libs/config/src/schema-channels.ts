@@ -2,14 +2,14 @@ import { z } from "zod";
 import { LOWER_ID } from "./model-ref.js";
 
 /** Fields beyond `kind` belong to the channel plugin, which validates them itself. */
-export const ChannelSchema = z.looseObject({
+export const channelSchema = () => z.looseObject({
   kind: z.string().regex(LOWER_ID, 'expected a channel kind such as "telegram"'),
 });
-export type ChannelConfig = z.output<typeof ChannelSchema>;
+export type ChannelConfig = z.output<ReturnType<typeof channelSchema>>;
 
-export const ChannelsSectionSchema = z
+export const channelsSectionSchema = () => z
   .object({ default: z.string().optional() })
-  .catchall(ChannelSchema)
+  .catchall(channelSchema())
   .prefault({})
   .superRefine((channels, ctx) => {
     for (const id of Object.keys(channels)) {
@@ -29,7 +29,7 @@ export const ChannelsSectionSchema = z
       });
     }
   });
-export type ChannelsConfig = z.output<typeof ChannelsSectionSchema>;
+export type ChannelsConfig = z.output<ReturnType<typeof channelsSectionSchema>>;
 
 function channelIds(channels: object): string[] {
   return Object.keys(channels).filter((key) => key !== "default");

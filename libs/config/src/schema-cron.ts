@@ -3,7 +3,7 @@ import { z } from "zod";
 import { parseSchedule } from "./schedule.js";
 
 /** One job: the wire shape (libs/contracts), with its schedule and timezone checked here. */
-const ConfigCronJobSchema = CronJobSchema.superRefine((job, ctx) => {
+const configCronJobSchema = () => CronJobSchema.superRefine((job, ctx) => {
   try {
     parseSchedule(job.schedule, job.timezone);
   } catch (err) {
@@ -16,9 +16,9 @@ const ConfigCronJobSchema = CronJobSchema.superRefine((job, ctx) => {
  * `cron`: scheduled agent runs. Jobs listed here are read-only through the API (`cron.update`
  * and `cron.remove` refuse them); jobs added with `cron.add` live in the durable store.
  */
-export const CronSectionSchema = z
+export const cronSectionSchema = () => z
   .strictObject({
-    jobs: z.array(ConfigCronJobSchema).default([]),
+    jobs: z.array(configCronJobSchema()).default([]),
   })
   .superRefine((section, ctx) => {
     const seen = new Set<string>();
@@ -29,4 +29,4 @@ export const CronSectionSchema = z
   })
   .prefault({});
 
-export type CronConfig = z.output<typeof CronSectionSchema>;
+export type CronConfig = z.output<ReturnType<typeof cronSectionSchema>>;

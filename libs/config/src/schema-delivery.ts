@@ -3,7 +3,7 @@ import { z } from "zod";
 
 const positiveInt = z.int().positive();
 
-const MediaSchema = z
+const mediaSchema = () => z
   .strictObject({
     // Largest attachment delivery downloads for a bridge that needs the bytes (Signal, iMessage).
     maxBytes: positiveInt.default(26_214_400),
@@ -14,7 +14,7 @@ const MediaSchema = z
   })
   .prefault({});
 
-const InboundSchema = z
+const inboundSchema = () => z
   .strictObject({
     // Largest platform webhook body the edge forwards to delivery; it travels in one bus
     // message, so it stays under NATS's default 1 MiB payload.
@@ -35,7 +35,7 @@ const InboundSchema = z
   .prefault({});
 
 /** The delivery service: idempotency, retries, pacing, the durable outbox, inbound messages. */
-export const DeliverySectionSchema = z
+export const deliverySectionSchema = () => z
   .strictObject({
     // A repeated idempotencyKey within this window answers the first result (SPEC §8).
     idempotencyWindowSeconds: positiveInt.default(86_400),
@@ -55,7 +55,7 @@ export const DeliverySectionSchema = z
     // Delivery). "off": only the platforms' own 429 cooldowns, for accounts with raised limits
     // or a benchmark against a local fake.
     pacing: z.enum(["platform", "off"]).default("platform"),
-    media: MediaSchema,
-    inbound: InboundSchema,
+    media: mediaSchema(),
+    inbound: inboundSchema(),
   })
   .prefault({});

@@ -22,7 +22,7 @@ const identityRoles = {
   controlUsers: z.array(z.string().trim().min(1, "expected a user name")).default([]),
 };
 
-const TrustedProxyAuthSchema = z
+const trustedProxyAuthSchema = () => z
   .strictObject({
     enabled: z.boolean().default(false),
     header: headerName.default("x-forwarded-user"),
@@ -30,23 +30,23 @@ const TrustedProxyAuthSchema = z
   })
   .prefault({});
 
-const AuthSchema = z
+const authSchema = () => z
   .strictObject({
     token: z.string().min(1).optional(),
     password: z.string().min(1).optional(),
     allowLoopback: z.boolean().default(true),
-    trustedProxy: TrustedProxyAuthSchema,
+    trustedProxy: trustedProxyAuthSchema(),
   })
   .prefault({});
 
-const OverlaySchema = z
+const overlaySchema = () => z
   .strictObject({
     mode: z.enum(["enabled", "require", "disabled"]).default("disabled"),
     ...identityRoles,
   })
   .prefault({});
 
-const LimitsSchema = z
+const limitsSchema = () => z
   .strictObject({
     maxFrameBytes: positiveInt.default(1_048_576),
     maxBodyBytes: positiveInt.default(1_048_576),
@@ -65,7 +65,7 @@ const LimitsSchema = z
   .prefault({});
 
 /** Device pairing (docs/decisions.md, Authentication): pending requests live in the FastStore. */
-const PairingSchema = z
+const pairingSchema = () => z
   .strictObject({
     // Lets a device open a pairing connection (`connect` with `pairing: true`) without a credential.
     enabled: z.boolean().default(true),
@@ -94,20 +94,20 @@ const browserOrigin = z
   }, "expected a browser origin such as https://app.example.org (scheme, host and optional port; no path)")
   .transform((value) => new URL(value).origin);
 
-export const GatewaySectionSchema = z
+export const gatewaySectionSchema = () => z
   .strictObject({
     bind: z.string().regex(/^\S+$/, "expected a host name or IP address").default("127.0.0.1"),
     port: port.default(18789),
     dataDir: z.string().min(1).default("./data"),
-    auth: AuthSchema,
-    overlay: OverlaySchema,
+    auth: authSchema(),
+    overlay: overlaySchema(),
     trustedProxies: z
       .array(z.string().refine(isIpOrCidr, "expected an IP address or CIDR range (e.g. 10.0.0.0/8)"))
       .default([]),
     // Browser pages (by Origin) allowed to call the gateway; the edge's own pages always are.
     allowedOrigins: z.array(browserOrigin).default([]),
-    pairing: PairingSchema,
-    limits: LimitsSchema,
+    pairing: pairingSchema(),
+    limits: limitsSchema(),
   })
   .prefault({})
   .superRefine((gateway, ctx) => {

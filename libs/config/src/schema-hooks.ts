@@ -9,12 +9,12 @@ const sessionKey = z.string().superRefine((key, ctx) => {
 });
 
 /** When the agent run happens (agent) or the main session runs (wake). */
-const WakeModeSchema = z.enum(["now", "next-heartbeat"]);
+const wakeModeSchema = () => z.enum(["now", "next-heartbeat"]);
 
 /** Keys only an `agent` action reads; a `wake` action refuses them rather than ignore them. */
 const AGENT_ONLY_KEYS = ["channel", "to", "agentId", "sessionKey", "name", "deliver", "model", "thinking", "timeoutSeconds"] as const;
 
-const HookActionSchema = z
+const hookActionSchema = () => z
   .strictObject({
     kind: z.enum(["agent", "wake"]),
     // A template over the request, e.g. "Issue {{ payload.issue.title }} was {{ payload.action }}":
@@ -34,7 +34,7 @@ const HookActionSchema = z
     model: z.string().min(3).optional(),
     thinking: z.enum(["low", "medium", "high"]).optional(),
     timeoutSeconds: positiveInt.max(3_600).optional(),
-    wakeMode: WakeModeSchema.default("now"),
+    wakeMode: wakeModeSchema().default("now"),
   })
   .superRefine((action, ctx) => {
     if (action.kind === "wake") {
@@ -62,7 +62,7 @@ const lookupPath = z
   .string()
   .regex(/^(payload|headers|query)(\.[^.\s[\]{}]+|\[\d+\])+$/, 'expected a path such as "headers.x-github-delivery" or "payload.delivery.id"');
 
-const HookMappingSchema = z.strictObject({
+const hookMappingSchema = () => z.strictObject({
   // Relative to hooks.path: "github" serves POST <hooks.path>/github.
   path: z
     .string()
@@ -71,10 +71,10 @@ const HookMappingSchema = z.strictObject({
   // Where this webhook's delivery id is: a repeat with the same id runs once (besides the
   // Idempotency-Key header, which every hook endpoint honours).
   idempotencyField: lookupPath.optional(),
-  action: HookActionSchema,
+  action: hookActionSchema(),
 });
 
-const HeartbeatSchema = z
+const heartbeatSchema = () => z
   .strictObject({
     // How often the main session gets a heartbeat turn that takes the queued wake texts.
     intervalSeconds: positiveInt.max(86_400).default(1_800),
@@ -88,7 +88,7 @@ const HeartbeatSchema = z
   })
   .prefault({});
 
-export const HooksSectionSchema = z
+export const hooksSectionSchema = () => z
   .strictObject({
     enabled: z.boolean().default(false),
     token: z.string().min(1).optional(),
@@ -99,11 +99,11 @@ export const HooksSectionSchema = z
     maxBodyBytes: positiveInt.default(262_144),
     // The session wake texts and heartbeats run in.
     mainSessionKey: sessionKey.default("hook:main"),
-    heartbeat: HeartbeatSchema,
+    heartbeat: heartbeatSchema(),
     // A repeated delivery (same Idempotency-Key, or a mapping's idempotencyField) within this
     // window answers the first result and runs nothing.
     idempotencyWindowSeconds: positiveInt.default(86_400),
-    mappings: z.array(HookMappingSchema).default([]),
+    mappings: z.array(hookMappingSchema()).default([]),
   })
   .prefault({})
   .superRefine((hooks, ctx) => {
@@ -124,5 +124,5 @@ export const HooksSectionSchema = z
     });
   });
 
-export type HooksConfig = z.output<typeof HooksSectionSchema>;
+export type HooksConfig = z.output<ReturnType<typeof hooksSectionSchema>>;
 export type HookMapping = HooksConfig["mappings"][number];

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 const port = z.int().min(0).max(65535);
 
-export const NatsSectionSchema = z
+export const natsSectionSchema = () => z
   .strictObject({
     url: z
       .url({ protocol: /^(nats|tls|wss?)$/, error: "expected a nats:// URL" })
@@ -31,7 +31,7 @@ function redisAuth(url: string): string {
   return `${u.protocol}//${u.username}:${u.password}`;
 }
 
-export const RedisSectionSchema = z
+export const redisSectionSchema = () => z
   .strictObject({
     // One Redis server (or a proxy in front of many).
     url: redisUrl.optional(),
@@ -62,7 +62,7 @@ export const RedisSectionSchema = z
  * OpenTelemetry trace export, off when absent: every service sends the spans it records (edge
  * requests, bus RPCs it serves, runs and model calls) as OTLP/HTTP JSON to `otlpEndpoint`.
  */
-export const TracingSchema = z.strictObject({
+export const tracingSchema = () => z.strictObject({
   otlpEndpoint: z.url({ protocol: /^https?$/, error: "expected an http(s) URL of an OTLP/HTTP traces endpoint" }),
   // Each service reports as `<prefix><service>` (gateway-edge, gateway-sessions, ...).
   serviceNamePrefix: z
@@ -73,7 +73,7 @@ export const TracingSchema = z.strictObject({
   sampleRatio: z.number().min(0).max(1).default(1),
 });
 
-export const OpsSectionSchema = z
+export const opsSectionSchema = () => z
   .strictObject({
     // Where the health and metrics listeners bind; absent: where the edge binds (gateway.bind or
     // --bind), so a loopback gateway does not expose them to the network.
@@ -86,6 +86,6 @@ export const OpsSectionSchema = z
     // One info line per HTTP request and per WebSocket request at the edge (request id, method,
     // outcome, duration). Off saves the edge ~a line's cost per request at very high rates.
     accessLog: z.boolean().default(true),
-    tracing: TracingSchema.optional(),
+    tracing: tracingSchema().optional(),
   })
   .prefault({});

@@ -5,9 +5,9 @@ import { LOWER_ID, type ModelRef } from "./model-ref.js";
 export const BUILTIN_PROVIDER = "builtin";
 
 /** What a model reads: text always; images only where the provider or the model says so. */
-const InputSchema = z.array(z.enum(["text", "image"], { error: 'input lists "text" and "image"' })).min(1);
+const inputSchema = () => z.array(z.enum(["text", "image"], { error: 'input lists "text" and "image"' })).min(1);
 
-const ProviderSchema = z.strictObject({
+const providerSchema = () => z.strictObject({
   kind: z.enum(["openai", "anthropic"]),
   baseUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }),
   apiKey: z.string().min(1).optional(),
@@ -20,9 +20,9 @@ const ProviderSchema = z.strictObject({
    */
   weight: z.number().positive().max(1_000).optional(),
   /** What its models read (default text only): a request with images to a text-only model is refused, never cut. */
-  input: InputSchema.optional(),
+  input: inputSchema().optional(),
   /** Per model name, what differs from the provider's `input`. */
-  models: z.record(z.string().min(1), z.strictObject({ input: InputSchema })).optional(),
+  models: z.record(z.string().min(1), z.strictObject({ input: inputSchema() })).optional(),
 })
   .refine((p) => p.apiKey === undefined || p.apiKeys === undefined, {
     message: "set apiKey or apiKeys, not both",
@@ -45,9 +45,9 @@ export function modelTakesImages(providers: Readonly<Record<string, { input?: re
   return input.includes("image");
 }
 
-export const ModelsSectionSchema = z
+export const modelsSectionSchema = () => z
   .strictObject({
-    providers: z.record(z.string(), ProviderSchema).default({}),
+    providers: z.record(z.string(), providerSchema()).default({}),
   })
   .prefault({})
   .superRefine((models, ctx) => {

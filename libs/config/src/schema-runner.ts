@@ -2,7 +2,7 @@ import { z } from "zod";
 
 const positiveInt = z.int().positive();
 
-const HttpFetchToolSchema = z
+const httpFetchToolSchema = () => z
   .strictObject({
     // Private, loopback and link-local addresses are refused unless listed here (SSRF).
     allowHosts: z.array(z.string().min(1)).default([]),
@@ -20,7 +20,7 @@ const BUILTIN_TOOL_SOURCES = ["time", "http", "message", "sessions"];
  * One MCP server (docs/decisions.md, "MCP servers as agent tools"): a child process speaking
  * stdio (`command`) or a Streamable HTTP endpoint (`url`). Its tools are `<id>.<tool>`.
  */
-const McpServerSchema = z
+const mcpServerSchema = () => z
   .strictObject({
     command: z.string().min(1).optional(),
     args: z.array(z.string()).default([]),
@@ -56,10 +56,10 @@ const McpServerSchema = z
       ctx.addIssue({ code: "custom", path: [key], message: `${key} applies only to ${server.command !== undefined ? "url" : "command"} servers` });
   });
 
-const McpSchema = z
+const mcpSchema = () => z
   .strictObject({
     servers: z
-      .record(z.string(), McpServerSchema)
+      .record(z.string(), mcpServerSchema())
       .superRefine((servers, ctx) => {
         // Checked here rather than by the key schema, whose message zod replaces with its own.
         for (const id of Object.keys(servers)) {
@@ -73,7 +73,7 @@ const McpSchema = z
   .prefault({});
 
 /** The agent runner: capacity, run limits, retention, and built-in tool settings. */
-export const RunnerSectionSchema = z
+export const runnerSectionSchema = () => z
   .strictObject({
     // Runs one runner process executes at once; it pulls no more work than this. A run mostly
     // waits on its model, so one process holds many: 100 runners x 256 = 25,600 runs in flight.
@@ -99,6 +99,6 @@ export const RunnerSectionSchema = z
     // Session entries replayed into a model call (the newest ones; compaction keeps older
     // context as a summary), so a run's cost does not grow with the session's length.
     historyLimit: positiveInt.max(10_000).default(400),
-    tools: z.strictObject({ httpFetch: HttpFetchToolSchema, mcp: McpSchema }).prefault({}),
+    tools: z.strictObject({ httpFetch: httpFetchToolSchema(), mcp: mcpSchema() }).prefault({}),
   })
   .prefault({});

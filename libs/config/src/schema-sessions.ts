@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** The sessions service's storage layout (distributed mode; embedded mode has one process). */
-export const SessionsSectionSchema = z
+export const sessionsSectionSchema = () => z
   .strictObject({
     // Sessions are spread over this many JetStream streams and KV buckets by a hash of their
     // key. Fixed for a deployment's life: changing it moves sessions (docs/decisions.md).

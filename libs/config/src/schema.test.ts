@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, type ConfigIssue, GatewayConfigSchema, parseConfig } from "./index.js";
+import { ConfigError, type ConfigIssue, gatewayConfigSchema, parseConfig } from "./index.js";
 
 function issuesOf(text: string): ConfigIssue[] {
   try {
@@ -339,9 +339,9 @@ describe("nats and redis", () => {
   });
 });
 
-describe("GatewayConfigSchema", () => {
+describe("gatewayConfigSchema", () => {
   it("is usable directly and reports raw zod issues", () => {
-    expect(GatewayConfigSchema.safeParse({}).success).toBe(true);
-    expect(GatewayConfigSchema.safeParse({ nats: { url: "http://x" } }).success).toBe(false);
+    expect(gatewayConfigSchema().safeParse({}).success).toBe(true);
+    expect(gatewayConfigSchema().safeParse({ nats: { url: "http://x" } }).success).toBe(false);
   });
 });

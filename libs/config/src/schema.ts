@@ -1,37 +1,37 @@
 import { z } from "zod";
 import { splitModelChain } from "./model-ref.js";
-import { AgentsSectionSchema } from "./schema-agents.js";
-import { type Binding, BindingsSectionSchema } from "./schema-bindings.js";
-import { ChannelsSectionSchema } from "./schema-channels.js";
-import { CronSectionSchema } from "./schema-cron.js";
-import { DeliverySectionSchema } from "./schema-delivery.js";
-import { GatewaySectionSchema } from "./schema-gateway.js";
-import { HooksSectionSchema } from "./schema-hooks.js";
-import { NatsSectionSchema, OpsSectionSchema, RedisSectionSchema } from "./schema-infra.js";
-import { RunnerSectionSchema } from "./schema-runner.js";
-import { SessionsSectionSchema } from "./schema-sessions.js";
-import { BUILTIN_PROVIDER, ModelsSectionSchema } from "./schema-models.js";
+import { agentsSectionSchema } from "./schema-agents.js";
+import { type Binding, bindingsSectionSchema } from "./schema-bindings.js";
+import { channelsSectionSchema } from "./schema-channels.js";
+import { cronSectionSchema } from "./schema-cron.js";
+import { deliverySectionSchema } from "./schema-delivery.js";
+import { gatewaySectionSchema } from "./schema-gateway.js";
+import { hooksSectionSchema } from "./schema-hooks.js";
+import { natsSectionSchema, opsSectionSchema, redisSectionSchema } from "./schema-infra.js";
+import { runnerSectionSchema } from "./schema-runner.js";
+import { sessionsSectionSchema } from "./schema-sessions.js";
+import { BUILTIN_PROVIDER, modelsSectionSchema } from "./schema-models.js";
 
 /**
  * The whole config file. Section schemas check what they can see on their own; this level
  * checks references between sections (agent -> provider, hook -> agent/channel). Zod runs
  * these only once every section is valid, so such issues show up after local ones are fixed.
  */
-export const GatewayConfigSchema = z
+const buildGatewayConfigSchema = () => z
   .strictObject({
-    gateway: GatewaySectionSchema,
-    hooks: HooksSectionSchema,
-    cron: CronSectionSchema,
-    agents: AgentsSectionSchema,
-    models: ModelsSectionSchema,
-    runner: RunnerSectionSchema,
-    sessions: SessionsSectionSchema,
-    channels: ChannelsSectionSchema,
-    bindings: BindingsSectionSchema,
-    delivery: DeliverySectionSchema,
-    nats: NatsSectionSchema,
-    redis: RedisSectionSchema,
-    ops: OpsSectionSchema,
+    gateway: gatewaySectionSchema(),
+    hooks: hooksSectionSchema(),
+    cron: cronSectionSchema(),
+    agents: agentsSectionSchema(),
+    models: modelsSectionSchema(),
+    runner: runnerSectionSchema(),
+    sessions: sessionsSectionSchema(),
+    channels: channelsSectionSchema(),
+    bindings: bindingsSectionSchema(),
+    delivery: deliverySectionSchema(),
+    nats: natsSectionSchema(),
+    redis: redisSectionSchema(),
+    ops: opsSectionSchema(),
   })
   .superRefine((config, ctx) => {
     const providers = Object.keys(config.models.providers);
@@ -115,8 +115,27 @@ function bindingReferenceIssues(binding: Binding, channels: Record<string, unkno
   return issues;
 }
 
-export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
+type GatewayConfigSchema = ReturnType<typeof buildGatewayConfigSchema>;
+
+let built: WeakRef<GatewayConfigSchema> | undefined;
+
+/**
+ * The config's schema, built when a config is read and not held after: a process reads its
+ * config once, at start, and its schema (about 480 zod schemas, every section's) would otherwise
+ * stay in the heap for the process's life. A later read while it is still alive reuses it; the
+ * section schemas are functions for the same reason (docs/decisions.md, Runtime).
+ */
+export function gatewayConfigSchema(): GatewayConfigSchema {
+  let schema = built?.deref();
+  if (schema === undefined) {
+    schema = buildGatewayConfigSchema();
+    built = new WeakRef(schema);
+  }
+  return schema;
+}
+
+export type GatewayConfig = z.output<GatewayConfigSchema>;
 /** What a config file may contain (keys with defaults are optional). */
-export type GatewayConfigInput = z.input<typeof GatewayConfigSchema>;
+export type GatewayConfigInput = z.input<GatewayConfigSchema>;
 /** A top-level key of the config file: what a service declares it reads (ConfigReader). */
 export type ConfigSection = keyof GatewayConfig;

@@ -1,6 +1,6 @@
 import type { InboundMessage } from "@gw/channels";
 import { DmPolicySchema } from "@gw/channels";
-import { type Binding, DEFAULT_QUEUE, GatewayConfigSchema } from "@gw/config";
+import { type Binding, DEFAULT_QUEUE, gatewayConfigSchema } from "@gw/config";
 import { describe, expect, it } from "vitest";
 import type { ChannelAccount } from "../../channel-directory.js";
 import { routeOf } from "./inbound-route.js";
@@ -48,7 +48,7 @@ describe("routeOf", () => {
   });
 
   it("accepts in a binding's dmPolicy exactly the channels' policies", () => {
-    const shape = GatewayConfigSchema.shape.bindings.unwrap().element.shape.dmPolicy.unwrap();
+    const shape = gatewayConfigSchema().shape.bindings.unwrap().element.shape.dmPolicy.unwrap();
     expect(shape.options).toEqual(DmPolicySchema.options);
   });
 });
