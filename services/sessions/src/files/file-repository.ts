@@ -1,4 +1,5 @@
 import { mkdir, rm, unlink, writeFile } from "node:fs/promises";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { join } from "node:path";
 import { GatewayError } from "@gw/contracts";
 import { fsyncDir, KeyedMutex, writeFileAtomic } from "@gw/store";
@@ -17,6 +18,9 @@ import { TailCache, type TailCacheLimits } from "../storage/tail-cache.js";
 
 /** Rewriting the metadata on every append would triple the fsyncs; the log's tail is the truth. */
 const CHECKPOINT_EVERY = 256;
+
+/** Sessions put in the list index between two turns of the event loop while it is filled at start. */
+const INDEX_FILL_CHUNK = 4096;
 
 const gone = (key: string) => new GatewayError("NOT_FOUND", `unknown session: ${key}`);
 
@@ -44,6 +48,8 @@ export class FileSessionRepository implements SessionRepository {
    */
   private unsure = false;
   private closing: Promise<void> | undefined;
+  /** Settles once the sessions loaded at start are in the list index. */
+  private listed: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly dir: string,
@@ -79,11 +85,25 @@ export class FileSessionRepository implements SessionRepository {
     }
     // Newest first, so each goes in at the end of the index's sorted arrays: no memory moves.
     slots.sort((a, b) => newestFirst(a.meta, b.meta));
-    for (const slot of slots) {
-      repo.slots.set(slot.meta.key, slot);
-      repo.indexed(slot);
-    }
+    for (const slot of slots) repo.slots.set(slot.meta.key, slot);
+    repo.listed = repo.fillIndex(slots);
     return repo;
+  }
+
+  /**
+   * Puts the sessions loaded at start in the list index a few thousand at a time, other work
+   * running in between: the store serves at once and only `listPage` waits for the index (half a
+   * second at 100,000 sessions). A session written meanwhile goes in with the write and again here
+   * as it is now; one deleted meanwhile stays out.
+   */
+  private async fillIndex(slots: Slot[]): Promise<void> {
+    for (let i = 0; i < slots.length; i += INDEX_FILL_CHUNK) {
+      await nextTurn();
+      for (let j = i; j < Math.min(i + INDEX_FILL_CHUNK, slots.length); j++) {
+        const slot = slots[j]!;
+        if (this.slots.get(slot.meta.key) === slot) this.indexed(slot);
+      }
+    }
   }
 
   async getMeta(key: string): Promise<SessionMeta | null> {
@@ -122,6 +142,7 @@ export class FileSessionRepository implements SessionRepository {
 
   async listPage(query: PageQuery): Promise<SessionPage> {
     this.assertOpen();
+    await this.listed;
     return this.index.page(query);
   }
 

@@ -129,6 +129,44 @@ describe("file session store snapshot of a clean close", () => {
     await again.repo.close();
   });
 
+  it("reads lines longer than its read buffer (long keys)", async () => {
+    const dir = await freshDir();
+    const { repo } = await open(dir);
+    const keys = Array.from({ length: 600 }, (_, i) => `long:${i}:${"x".repeat(400)}`);
+    await repo.createMany(keys.map((key) => ({ meta: newMeta(key), entries: [] })));
+    const before = await repo.listPage({ agentId: "", offset: 0, limit: 1000 });
+    await repo.close();
+
+    const again = await open(dir);
+    expect(again.load).toEqual({ from: "snapshot", sessions: 600 });
+    expect(await again.repo.listPage({ agentId: "", offset: 0, limit: 1000 })).toEqual(before);
+    await again.repo.close();
+  });
+
+  it("lists every session right after the start, while the index fills and writes go on", async () => {
+    const dir = await freshDir();
+    const first = await open(dir);
+    const now = Date.now();
+    // Three chunks of the index fill; the oldest sessions go in last.
+    await first.repo.createMany(Array.from({ length: 9_000 }, (_, i) => ({ meta: newMeta(`fill:${i}`, now - i), entries: [] })));
+    await first.repo.close();
+
+    const { repo } = await open(dir);
+    const oldest = (await repo.getMeta("fill:8999"))!;
+    const [deleted, page] = await Promise.all([
+      repo.delete("fill:8998"),
+      repo.listPage({ agentId: "", offset: 8_990, limit: 20 }),
+      repo.append(oldest, textBatch(oldest, ["moved up"])),
+    ]);
+    expect(deleted).toBe(true);
+    const after = await repo.listPage({ agentId: "", offset: 0, limit: 1 });
+    expect(after.total).toBe(8_999);
+    expect(after.sessions[0]).toMatchObject({ key: "fill:8999", messageCount: 1 });
+    expect(page.total).toBeGreaterThanOrEqual(8_999);
+    expect((await repo.listPage({ agentId: "", offset: 8_990, limit: 20 })).sessions.map((m) => m.key)).not.toContain("fill:8998");
+    await repo.close();
+  });
+
   it("writes no snapshot when a write failed, so the next start recovers from the files", async () => {
     const dir = await freshDir();
     const { repo } = await open(dir);

@@ -1,5 +1,4 @@
-import { createReadStream } from "node:fs";
-import { unlink } from "node:fs/promises";
+import { type FileHandle, open, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { readStoredJson } from "@gw/contracts";
@@ -27,10 +26,12 @@ const FORMAT = "gw-sessions-snapshot/1";
 const HeaderSchema = z.object({ format: z.literal(FORMAT), count: z.number(), crc: z.number() });
 
 /**
- * Sessions per line after the header. Read a line at a time, the start never holds much more than
- * the sessions themselves: the whole file parsed at once left 60 MiB more resident at 100,000.
+ * Sessions per line after the header. Read a line at a time into one buffer, the start never
+ * holds much more than the sessions themselves (the whole file parsed at once left 20-40 MiB more
+ * resident at 100,000), and a line's garbage stays small enough to die young.
  */
-const BLOCK = 1024;
+const BLOCK = 256;
+const READ_BUFFER = 64 * 1024;
 const NEWLINE = Buffer.from("\n");
 
 const strings = z.array(z.string());
@@ -40,7 +41,7 @@ const shared = z.object({ values: strings, at: numbers });
 
 /**
  * A line is one JSON object of columns, one array per field with an element per session: 100,000
- * sessions parse in a quarter of the time 100,000 objects take, at half the bytes.
+ * sessions parse in half the time 100,000 objects take, from half the bytes.
  */
 const ColumnsSchema = z.object({
   key: strings,
@@ -135,19 +136,29 @@ function addSlots(slots: Slot[], c: Columns): string | undefined {
   return undefined;
 }
 
-/** The lines of a stream of bytes, without their "\n"; a last line without one too. */
-async function* linesOf(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  let rest: Buffer = Buffer.alloc(0);
-  for await (const chunk of chunks) {
-    const data = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
+/**
+ * The lines of a file, without their "\n" (a last line without one too), read through one buffer
+ * that grows only for a line longer than it: no allocation per read. A line is only valid until
+ * the next one is asked for.
+ */
+async function* linesOf(fh: FileHandle): AsyncGenerator<Buffer> {
+  let buf = Buffer.allocUnsafe(READ_BUFFER);
+  let filled = 0;
+  for (;;) {
+    if (filled === buf.length) buf = Buffer.concat([buf], buf.length * 2);
+    const { bytesRead } = await fh.read(buf, filled, buf.length - filled, null);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+    const data = buf.subarray(0, filled);
     let start = 0;
     for (let end = data.indexOf(0x0a); end >= 0; end = data.indexOf(0x0a, start)) {
       yield data.subarray(start, end);
       start = end + 1;
     }
-    rest = data.subarray(start);
+    buf.copy(buf, 0, start, filled);
+    filled -= start;
   }
-  if (rest.length > 0) yield rest;
+  if (filled > 0) yield buf.subarray(0, filled);
 }
 
 /** Writes the snapshot atomically (temp file, fsync, rename, fsync of the directory). */
@@ -161,12 +172,18 @@ export async function writeSnapshot(dir: string, slots: Slot[]): Promise<void> {
 
 /** The sessions of the snapshot, or why it cannot be trusted (torn, foreign, another format). */
 export async function readSnapshot(dir: string): Promise<SnapshotRead> {
-  const file = createReadStream(join(dir, SNAPSHOT_NAME), { highWaterMark: 2 ** 20 });
+  let fh: FileHandle;
+  try {
+    fh = await open(join(dir, SNAPSHOT_NAME), "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "absent" };
+    throw err;
+  }
   let header: z.infer<typeof HeaderSchema> | undefined;
   let crc = 0;
   const slots: Slot[] = [];
   try {
-    for await (const line of linesOf(file)) {
+    for await (const line of linesOf(fh)) {
       if (header === undefined) {
         const read = readStoredJson(line, HeaderSchema);
         if (!read.ok) return { kind: "bad", problem: `header: ${read.problem}` };
@@ -179,11 +196,8 @@ export async function readSnapshot(dir: string): Promise<SnapshotRead> {
       const problem = addSlots(slots, columns.value);
       if (problem !== undefined) return { kind: "bad", problem: `sessions ${slots.length} on: ${problem}` };
     }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "absent" };
-    throw err;
   } finally {
-    file.destroy();
+    await fh.close();
   }
   if (header === undefined) return { kind: "bad", problem: "empty" };
   if (crc !== header.crc) return { kind: "bad", problem: "checksum mismatch" };
