@@ -3,8 +3,9 @@
 // dist/<service>.js` with no TypeScript loader in production. Workspace code (@gw/*) is inlined; every other package stays an ordinary import resolved from node_modules, which the
 // image installs with `npm ci --omit=dev`.
 //   node scripts/build-services.mjs [outdir]
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createRequire, isBuiltin } from "node:module";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
@@ -27,15 +28,67 @@ export function serviceEntryPoints(root = ".") {
  */
 const INLINED = new Set(["commander"]);
 
-/** Bare imports other than our workspaces stay imports: node_modules holds them at run time. */
-const keepPackagesExternal = {
-  name: "keep-packages-external",
-  setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith("@gw/") || INLINED.has(args.path) ? undefined : { path: args.path, external: true },
-    );
-  },
-};
+/** The package a bare specifier names: `@scope/name` or `name`. */
+function packageOf(specifier) {
+  return specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+}
+
+/**
+ * Whether a package is CommonJS (its package.json does not say `"type": "module"`) and the
+ * specifier resolves to a CommonJS file. A CommonJS package's ES wrapper (ws has one) is passed
+ * over too: Node would lex the CommonJS it wraps.
+ */
+function loadsAsCommonJs(specifier, requireFromRoot, root) {
+  const manifestPath = join(root, "node_modules", packageOf(specifier), "package.json");
+  if (!existsSync(manifestPath) || JSON.parse(readFileSync(manifestPath, "utf8")).type === "module") return false;
+  const file = requireFromRoot.resolve(specifier);
+  return file.endsWith(".js") || file.endsWith(".cjs");
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/**
+ * Bare imports other than our workspaces stay outside the bundle: node_modules holds them at run
+ * time. A CommonJS package is loaded with `require`, not `import`: importing one from an ES module
+ * makes Node 20 run its CommonJS export lexer over the package's files, which gets hot enough at
+ * start-up that the optimizing compiler compiles it several times in worker threads, and glibc
+ * keeps what those compilations freed: 5-7 MiB of every idle process's RSS (docs/decisions.md,
+ * Runtime). Each import of one becomes a small module that requires it and re-exports what it
+ * exports (read here, by requiring it once); a package that cannot be required here stays an import.
+ */
+function packagesPlugin(root) {
+  const requireFromRoot = createRequire(join(resolve(root), "package.json"));
+  const exportsOf = new Map();
+  const commonJsExports = (specifier) => {
+    if (!exportsOf.has(specifier)) {
+      let names;
+      try {
+        if (loadsAsCommonJs(specifier, requireFromRoot, root)) names = Object.keys(requireFromRoot(specifier));
+      } catch {
+        names = undefined;
+      }
+      exportsOf.set(specifier, names?.filter((key) => IDENTIFIER.test(key) && key !== "default"));
+    }
+    return exportsOf.get(specifier);
+  };
+  return {
+    name: "packages",
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith("@gw/") || INLINED.has(args.path)) return undefined;
+        if (args.namespace === "commonjs-package" || isBuiltin(args.path) || commonJsExports(args.path) === undefined)
+          return { path: args.path, external: true };
+        return { path: args.path, namespace: "commonjs-package" };
+      });
+      b.onLoad({ filter: /.*/, namespace: "commonjs-package" }, (args) => {
+        const names = commonJsExports(args.path);
+        const lines = [`const m = require(${JSON.stringify(args.path)});`, "export default m;"];
+        names.forEach((key, i) => lines.push(`const x${i} = m[${JSON.stringify(key)}];`, `export { x${i} as ${key} };`));
+        return { contents: lines.join("\n"), loader: "js", resolveDir: resolve(root) };
+      });
+    },
+  };
+}
 
 /** Inlined CommonJS packages `require` Node's modules; an ES module has no `require` of its own. */
 const REQUIRE_BANNER = 'import { createRequire as __gwCreateRequire } from "node:module";\nconst require = __gwCreateRequire(import.meta.url);';
@@ -56,7 +109,7 @@ export async function buildServices(outdir = "dist", root = ".") {
     target: "node20.19",
     sourcemap: true,
     logLevel: "warning",
-    plugins: [keepPackagesExternal],
+    plugins: [packagesPlugin(root)],
     banner: { js: REQUIRE_BANNER },
   });
   return Object.keys(entryPoints).map((name) => join(outdir, `${name}.js`));

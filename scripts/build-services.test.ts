@@ -53,6 +53,16 @@ describe("scripts/build-services.mjs", () => {
     expect(help.stdout).toMatch(/pending \[options\]/);
   });
 
+  it("requires CommonJS packages rather than importing them, so Node does not lex their source at start", () => {
+    const edge = startupCode(join(outdir, "edge.js"));
+    for (const name of ["fastify", "pino", "prom-client", "ws", "@nats-io/nats-core", "@nats-io/jetstream"]) {
+      expect(edge, name).toContain(`require(${JSON.stringify(name)})`);
+      expect(edge, name).not.toMatch(new RegExp(`from\\s*"${name}"`));
+    }
+    // An ES module package (zod) stays an import.
+    expect(edge).toMatch(/from\s*"zod"/);
+  });
+
   it("leaves out of an edge's start what it loads on first use: the web chat page, the trace exporter, the OpenAI bodies' schemas", () => {
     const lazy = [
       "services/edge/src/http/webchat/gen/assets.ts",
