@@ -1,6 +1,6 @@
 // Compiles each service's entry point to one JavaScript file in dist/ (code shared between
 // them and code loaded on demand in dist/chunks/), so the images run plain `node
-// dist/<service>.js` with no TypeScript loader in production. Workspace code (@gw/*) is inlined; every other package stays an ordinary import resolved from node_modules, which the
+// dist/<service>.js` with no TypeScript loader in production. Workspace code (@gw/*) is inlined; every other package is loaded from node_modules at run time (CommonJS ones with `require`), which the
 // image installs with `npm ci --omit=dev`.
 //   node scripts/build-services.mjs [outdir]
 import { existsSync, readdirSync, readFileSync } from "node:fs";
