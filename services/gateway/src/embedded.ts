@@ -41,9 +41,7 @@ export async function startEmbedded(deps: {
   // Made before the runner, so it keeps every run's events from the first.
   const runEvents = new InProcessRunEventLog({ bus, subjects }, retentionFor(config.runner));
   const runner = startRunner({ config, bus, subjects, queue: runQueue, registry: runRegistry, logger, metrics: deps.metrics, fastStore });
-  const sessionStore = await FileSessionRepository.open(join(resolve(config.gateway.dataDir), "sessions"), {
-    onCorruptMeta: (file, problem) => logger.error({ file, problem }, "a session metadata file does not decode; that session is not loaded"),
-  });
+  const sessionStore = await openSessionStore(join(resolve(config.gateway.dataDir), "sessions"), logger);
   const sessions = startSessionsService({ config, bus, subjects, repo: sessionStore, logger });
   const durable = await createFileDurableStore(join(resolve(config.gateway.dataDir), "durable"));
   const http = new HttpClients(collectSecrets(config));
@@ -107,4 +105,12 @@ export async function startEmbedded(deps: {
       await stopTracing?.();
     },
   };
+}
+
+/** The embedded session store, saying how it started: a clean stop's snapshot, or every file (slow at scale). */
+function openSessionStore(dir: string, logger: Logger): Promise<FileSessionRepository> {
+  return FileSessionRepository.open(dir, {
+    onCorruptMeta: (file, problem) => logger.error({ file, problem }, "a session metadata file does not decode; that session is not loaded"),
+    onLoaded: (load) => logger.info(load, `sessions loaded from ${load.from === "snapshot" ? "the clean stop's snapshot" : "their files"}`),
+  });
 }

@@ -100,6 +100,8 @@ describe("session durability (embedded: files)", () => {
   const clients: WsClient[] = [];
   let restarted: ReturnType<typeof spawnService> | undefined;
   let url: string;
+  /** The first test's sessions and what was acknowledged in each. */
+  let lastKeys: { keys: string[]; acked: Map<string, string[]> } | undefined;
 
   beforeAll(async () => {
     gw = await startGateway("embedded");
@@ -148,6 +150,28 @@ describe("session durability (embedded: files)", () => {
     await reader.connect(TOKEN);
     for (const key of keys) {
       const messages = await expectIntactSession(reader, key, acked.get(key)!);
+      expect(messages.length).toBeGreaterThanOrEqual(PER_SESSION);
+    }
+    // Killed, the gateway left no snapshot: the restart read every session's files.
+    expect(restarted.fullOutput()).toContain('"from":"files"');
+    reader.close();
+    lastKeys = { keys, acked };
+  });
+
+  it("starts from the snapshot a clean stop leaves, with every session as it was", async () => {
+    expect(lastKeys).toBeDefined();
+    await restarted!.stop();
+    const port = await freePort();
+    restarted = spawnService("gateway-3", "services/gateway/src/cli.ts", [
+      "start", "--config", gw.configPath, "--port", String(port),
+    ], { E2E_GATEWAY_TOKEN: TOKEN });
+    await waitHealthy(restarted, `http://127.0.0.1:${port}`);
+    expect(restarted.fullOutput()).toContain("sessions loaded from the clean stop's snapshot");
+    const reader = await WsClient.open(`ws://127.0.0.1:${port}/`);
+    clients.push(reader);
+    await reader.connect(TOKEN);
+    for (const key of lastKeys!.keys) {
+      const messages = await expectIntactSession(reader, key, lastKeys!.acked.get(key)!);
       expect(messages.length).toBeGreaterThanOrEqual(PER_SESSION);
     }
   });
