@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createSubjects, type Subjects } from "@gw/bus";
 import { type ClientEvent, decodeClientEvent } from "@gw/contracts";
+import { createRacing } from "@gw/store";
 import {
   AckPolicy,
   DeliverPolicy,
@@ -91,7 +92,8 @@ export function runEventStreamConfigs(opts: RunEventStreamOptions): (Partial<Str
  */
 export async function ensureRunEventStream(nc: NatsConnection, opts: RunEventStreamOptions): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  await Promise.all(runEventStreamConfigs(opts).map((config) => ensureStream(jsm, config)));
+  // A busy cluster may leave a create unanswered: tried again, as creates race (createRacing).
+  await Promise.all(runEventStreamConfigs(opts).map((config) => createRacing(() => ensureStream(jsm, config))));
 }
 
 async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {

@@ -26,5 +26,6 @@ export { connectRedis, type RedisErrorSink } from "./redis-connect.js";
 export { runScript } from "./redis-scripts.js";
 export type { RedisClient } from "./redis-connect.js";
 export { createRedisFastStore, type RedisFastStoreOptions } from "./redis-fast-store.js";
+export { createRacing } from "./jetstream-create.js";
 export { isSequenceConflict, jetStreamError } from "./jetstream-errors.js";
 export { kvSubject, publishExpecting, purgeKvKey } from "./jetstream-fence.js";

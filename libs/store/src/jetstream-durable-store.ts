@@ -3,6 +3,7 @@ import { jetstream, jetstreamManager, StorageType } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection, Status } from "@nats-io/nats-core";
 import { checkBucket } from "./durable-args.js";
+import { createRacing } from "./jetstream-create.js";
 import type { DurableKv, DurableStore } from "./durable-store.js";
 import { JetStreamKv } from "./jetstream-kv.js";
 import { sweepDeleteMarkers } from "./jetstream-kv-sweep.js";
@@ -82,12 +83,14 @@ export function createJetStreamDurableStore(
     try {
       // Per-key TTL is not used: nats-server 2.9 ignores it; expiring data lives in FastStore.
       const replicas = opts.replicas ?? 1;
-      const kv = await kvm.create(`${prefix}${bucket}`, {
-        history: 1,
-        storage: StorageType.File,
-        replicas,
-        allow_direct: readsDirect(replicas),
-      });
+      const kv = await createRacing(() =>
+        kvm.create(`${prefix}${bucket}`, {
+          history: 1,
+          storage: StorageType.File,
+          replicas,
+          allow_direct: readsDirect(replicas),
+        }),
+      );
       opened.set(`${prefix}${bucket}`, kv);
       return new JetStreamKv(kv, { name: `${prefix}${bucket}`, js }, isOpen);
     } catch (err) {

@@ -1,5 +1,4 @@
-import { retryDelay, sleep } from "@gw/runtime";
-import { readsDirect } from "@gw/store";
+import { createRacing, readsDirect } from "@gw/store";
 import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, type JetStreamManager, StorageType, type StreamInfo } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -73,32 +72,6 @@ export async function ensureSessionStreams(
   await refuseUnpartitioned(jsm, name);
   await checkLayout(jsm, kvm, name, opts.partitions, replicas);
   return Promise.all(Array.from({ length: opts.partitions }, (_, i) => createRacing(() => open(i))));
-}
-
-const CREATE_ATTEMPTS = 5;
-
-/** A JetStream API call nobody answered in time: a busy or electing server, worth another try. */
-const UNANSWERED = new Set(["TimeoutError", "NoRespondersError"]);
-
-/**
- * Creates what another replica starting at the same moment may be creating too. The server can
- * refuse the second create of one stream or bucket ("subjects overlap with an existing stream")
- * while the first is still being made; a moment later the same call finds it made and opens it.
- * A call that timed out is tried again the same way (the create is idempotent, and may have
- * landed): a 3-node cluster making 32 replicated streams at once under load let one time out,
- * and the sessions service failed to start.
- */
-async function createRacing<T>(create: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await create();
-    } catch (err) {
-      const unanswered = err instanceof Error && UNANSWERED.has(err.name);
-      const racing = unanswered || err instanceof JetStreamApiError || /overlap|already in use/i.test(String(err));
-      if (!racing || attempt >= CREATE_ATTEMPTS - 1) throw err;
-      await sleep(retryDelay(attempt, { baseMs: 100, capMs: 1_000, jitter: "full" }));
-    }
-  }
 }
 
 /**
