@@ -1,4 +1,4 @@
-import { mkdir, rm, unlink, writeFile } from "node:fs/promises";
+import { rm, unlink } from "node:fs/promises";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { join } from "node:path";
 import { GatewayError } from "@gw/contracts";
@@ -6,13 +6,17 @@ import { fsyncDir, KeyedMutex, writeFileAtomic } from "@gw/store";
 import { encodeBatch } from "../storage/batch-codec.js";
 import { frameRecord } from "./file-log.js";
 import { baseNameForKey, META_SUFFIX, newLogName } from "./file-names.js";
-import { type CorruptMetaFile, loadSlots, type MetaFile, type Slot } from "./file-slots.js";
-import { dropSnapshot, readSnapshot, writeSnapshot } from "./file-snapshot.js";
+import type { CorruptMetaFile, MetaFile, Slot } from "./file-slots.js";
+import { loadStore, type StoreLoad, writeImported } from "./file-load.js";
+
+export type { StoreLoad } from "./file-load.js";
+import { writeSnapshot } from "./file-snapshot.js";
+import { WriteTracker } from "./write-tracker.js";
 import { appendRecord, readBranch, readTail, writeNewLog } from "./session-log.js";
 import { withHistory } from "../storage/meta-update.js";
 import { type Batch, EMPTY_TIP, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
 import { MemorySessionIndex } from "../list-index/memory-session-index.js";
-import { newestFirst, type PageQuery, type SessionPage } from "../list-index/session-index.js";
+import type { PageQuery, SessionPage } from "../list-index/session-index.js";
 import type { NewSession, SessionRepository } from "../repository.js";
 import { TailCache, type TailCacheLimits } from "../storage/tail-cache.js";
 
@@ -24,9 +28,6 @@ const INDEX_FILL_CHUNK = 4096;
 
 const gone = (key: string) => new GatewayError("NOT_FOUND", `unknown session: ${key}`);
 
-/** How `open` found the sessions: the snapshot of a clean close, or every file (and why). */
-export type StoreLoad = { from: "snapshot"; sessions: number } | { from: "files"; sessions: number; why: string };
-
 /**
  * Embedded mode: `<dir>/<name>.meta` (atomic rename) and `<dir>/<name>.<id>.log` (append-only,
  * fdatasync per append). One process owns the directory; a per-key mutex orders its writes.
@@ -35,28 +36,20 @@ export type StoreLoad = { from: "snapshot"; sessions: number } | { from: "files"
 export class FileSessionRepository implements SessionRepository {
   private readonly slots = new Map<string, Slot>();
   private readonly locks = new KeyedMutex();
-  private readonly tails: TailCache;
   /** The list index; every metadata change goes in with the next value of `indexVersion`. */
   private readonly index = new MemorySessionIndex();
   private indexVersion = 0;
-  private closed = false;
-  /** Work under way; `close` waits for it before the snapshot. */
-  private readonly pending = new Set<Promise<unknown>>();
-  /**
-   * A write failed in a way that may leave files the slots do not describe (a half record, an
-   * orphan log): the next start must scan and recover them, so no snapshot at close.
-   */
-  private unsure = false;
+  /** Writes under way: `close` waits for them, and writes no snapshot if one may have left stray files. */
+  private readonly writes = new WriteTracker();
+  /** Set by `close`: from then on the store refuses new work. */
   private closing: Promise<void> | undefined;
   /** Settles once the sessions loaded at start are in the list index. */
   private listed: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly dir: string,
-    cache?: TailCacheLimits,
-  ) {
-    this.tails = new TailCache(cache);
-  }
+    private readonly tails: TailCache,
+  ) {}
 
   /**
    * `cache` bounds the in-memory tails that let previews skip the disk (tests make it small);
@@ -67,24 +60,9 @@ export class FileSessionRepository implements SessionRepository {
     dir: string,
     opts: { cache?: TailCacheLimits; onCorruptMeta?: CorruptMetaFile; onLoaded?: (load: StoreLoad) => void } = {},
   ): Promise<FileSessionRepository> {
-    await mkdir(dir, { recursive: true });
-    const repo = new FileSessionRepository(dir, opts.cache);
-    const snapshot = await readSnapshot(dir);
-    // Stale from this store's first write on: gone from the disk before it can accept one, so a
-    // crash from here on leaves no snapshot and the next start reads every file.
-    if (snapshot.kind !== "absent") await dropSnapshot(dir);
-    let slots: Slot[];
-    if (snapshot.kind === "ok") {
-      slots = snapshot.slots;
-      opts.onLoaded?.({ from: "snapshot", sessions: slots.length });
-    } else {
-      slots = [];
-      await loadSlots(dir, (slot) => slots.push(slot), opts.onCorruptMeta);
-      const why = snapshot.kind === "absent" ? "no snapshot (the last run did not close cleanly)" : `snapshot unusable: ${snapshot.problem}`;
-      opts.onLoaded?.({ from: "files", sessions: slots.length, why });
-    }
-    // Newest first, so each goes in at the end of the index's sorted arrays: no memory moves.
-    slots.sort((a, b) => newestFirst(a.meta, b.meta));
+    const { slots, load } = await loadStore(dir, opts.onCorruptMeta);
+    opts.onLoaded?.(load);
+    const repo = new FileSessionRepository(dir, new TailCache(opts.cache));
     for (const slot of slots) repo.slots.set(slot.meta.key, slot);
     repo.listed = repo.fillIndex(slots);
     return repo;
@@ -152,38 +130,16 @@ export class FileSessionRepository implements SessionRepository {
    * at the end, so what a crash right after it keeps is up to the file system's own flushing.
    */
   createMany(sessions: NewSession[]): Promise<number> {
-    try {
-      this.assertOpen();
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return this.tracked(this.createAll(sessions));
+    return this.tracked(() => this.createAll(sessions));
   }
 
   private async createAll(sessions: NewSession[]): Promise<number> {
     let next = 0;
     let created = 0;
-    const one = async ({ meta, entries }: NewSession) => {
-      if (this.slots.has(meta.key)) return;
-      const base = baseNameForKey(meta.key);
-      const log = newLogName(base);
-      const batch: Batch = { gen: meta.gen, base: true, count: entries.length, at: meta.updatedAt, entries };
-      const frame = entries.length > 0 ? frameRecord(encodeBatch(batch)) : Buffer.alloc(0);
-      if (frame.length > 0) await writeFile(join(this.dir, log), frame, { mode: 0o600 });
-      const tip = tipOf(frame.length > 0 ? batch : undefined, meta.gen);
-      const slot: Slot = {
-        meta: withHistory(meta, tip, meta.updatedAt),
-        log,
-        checkpoint: frame.length,
-        base,
-        size: frame.length,
-        tip,
-        sinceCheckpoint: 0,
-        version: 0,
-      };
-      const file: MetaFile = { meta: slot.meta, log, checkpoint: slot.size };
-      await writeFile(join(this.dir, `${base}${META_SUFFIX}`), JSON.stringify(file), { mode: 0o600, flag: "wx" });
-      this.slots.set(meta.key, slot);
+    const one = async (session: NewSession) => {
+      if (this.slots.has(session.meta.key)) return;
+      const slot = await writeImported(this.dir, session);
+      this.slots.set(session.meta.key, slot);
       this.indexed(slot);
       created++;
     };
@@ -239,7 +195,7 @@ export class FileSessionRepository implements SessionRepository {
   tail(meta: SessionMeta, limit: number): Promise<StoredEntry[]> {
     // Cached tails change only together with the slot, in the same tick as a write completes, so
     // a hit needs no lock: it sees the history as of the last completed write.
-    const slot = this.closed ? undefined : this.slots.get(meta.key);
+    const slot = this.closing ? undefined : this.slots.get(meta.key);
     const hit = slot && slot.meta.gen === meta.gen ? this.tails.read(meta.key, meta.gen, slot.version, limit) : undefined;
     if (hit) return Promise.resolve(hit);
     return this.locked(meta.key, async () => {
@@ -281,7 +237,7 @@ export class FileSessionRepository implements SessionRepository {
   }
 
   isHealthy(): boolean {
-    return !this.closed;
+    return this.closing === undefined;
   }
 
   /**
@@ -294,9 +250,8 @@ export class FileSessionRepository implements SessionRepository {
   }
 
   private async shutDown(): Promise<void> {
-    this.closed = true;
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
-    if (!this.unsure) await writeSnapshot(this.dir, [...this.slots.values()]);
+    await this.writes.settled();
+    if (!this.writes.unsure) await writeSnapshot(this.dir, [...this.slots.values()]);
   }
 
   private live(meta: SessionMeta): Slot {
@@ -324,31 +279,20 @@ export class FileSessionRepository implements SessionRepository {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new GatewayError("UNAVAILABLE", "the session store is closed");
+    if (this.closing) throw new GatewayError("UNAVAILABLE", "the session store is closed");
   }
 
   private locked<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return this.tracked(() => this.locks.run(key, work));
+  }
+
+  /** Starts `work` if the store is open, counted as under way until it settles. */
+  private tracked<T>(work: () => Promise<T>): Promise<T> {
     try {
       this.assertOpen();
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.tracked(this.locks.run(key, work));
-  }
-
-  /** Counts `work` as under way until it settles; a failure other than a typed refusal may have left files behind. */
-  private tracked<T>(work: Promise<T>): Promise<T> {
-    this.pending.add(work);
-    return work.then(
-      (value) => {
-        this.pending.delete(work);
-        return value;
-      },
-      (err: unknown) => {
-        this.pending.delete(work);
-        if (!(err instanceof GatewayError)) this.unsure = true;
-        throw err;
-      },
-    );
+    return this.writes.track(work());
   }
 }
