@@ -34,7 +34,7 @@ ENV NODE_ENV=production
 # and shrinks when load falls, moving a service's RSS by up to 31 MiB with nothing retained
 # (docs/decisions.md, Runtime). glibc's malloc keeps at most two arenas instead of one per
 # allocating thread, each holding freed memory. The test fixture starts every service the same way.
-ENV NODE_OPTIONS=--max-semi-space-size=2 MALLOC_ARENA_MAX=2
+ENV NODE_OPTIONS=--max-semi-space-size=8 MALLOC_ARENA_MAX=2
 # package.json for "type": "module": the bundles are ES modules.
 COPY --from=deps /app/package.json ./package.json
 COPY --from=deps /app/node_modules ./node_modules

@@ -1,15 +1,16 @@
 // `npx tsx bench/ab.ts <commit-a> <commit-b> [--suite chat|streams] [--mode embedded|distributed]
-//   [--rounds N] [--streams N] [--stream]`
+//   [--rounds N] [--streams N] [--stream] [--flags-a "<node flags>"] [--flags-b "<node flags>"]`
 // Two commits side by side: each checked out in a worktree under bench/results/tmp/ab/ (kept for
 // the next run; `git worktree prune` after removing them), built as production runs it, both
 // gateways up at once against one fake upstream, measured in interleaved rounds (A then B, then
 // B then A, ...), so the VM's drift falls on both. Prints each round, the medians and B/A per
 // round, and writes bench/results/<date>-ab.json. The gateways start with this checkout's test
-// fixture, so the two commits must take its config.
+// fixture, so the two commits must take its config. `--flags-a`/`--flags-b` add V8 flags to one
+// side's processes (after the image's, so they win): one commit twice compares heap settings.
 //   chat:    one-at-a-time p50 of POST /v1/chat/completions (2 s), then 16 clients (2 s): req/s
 //            and every gateway process's CPU per request.
 //   streams: N simultaneous streaming completions of 100 chunks 10 ms apart (default 256):
-//            wall time and CPU per chunk.
+//            wall time, time-to-first-chunk p99, CPU per chunk and the processes' peak RSS.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,7 +20,7 @@ import { runHttpLoad } from "./lib/http-load.js";
 import { ROOT } from "./lib/procs.js";
 import { median } from "./lib/stats.js";
 import { streamBurst } from "./lib/stream-burst.js";
-import { cpuMicros } from "./lib/system.js";
+import { cpuMicros, treeRssBytes } from "./lib/system.js";
 import { withUpstreams } from "./lib/upstreams.js";
 
 type Side = "A" | "B";
@@ -94,6 +95,10 @@ async function measureChat(gw: GatewayUnderTest): Promise<Measure> {
 async function measureStreams(gw: GatewayUnderTest): Promise<Measure> {
   const body = JSON.stringify({ model: "stream100", messages: [{ role: "user", content: "hello" }], stream: true });
   const before = cpu(gw);
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, gw.ops.reduce((sum, o) => sum + treeRssBytes(o.proc.child.pid!), 0));
+  }, 100);
   const burst = await streamBurst({
     url: `${gw.httpUrl()}/v1/chat/completions`,
     body,
@@ -102,7 +107,9 @@ async function measureStreams(gw: GatewayUnderTest): Promise<Measure> {
     expectedWords: 100,
     timeoutMs: 120_000,
   });
-  return { whole: burst.complete, wallMs: burst.wallMs, cpuUsPerChunk: (cpu(gw) - before) / Math.max(1, burst.complete * 100) };
+  clearInterval(sampler);
+  const cpuUsPerChunk = (cpu(gw) - before) / Math.max(1, burst.complete * 100);
+  return { whole: burst.complete, wallMs: burst.wallMs, ttfcP99Ms: burst.ttfcP99Ms, cpuUsPerChunk, peakRssMiB: peak / 2 ** 20 };
 }
 
 async function main(): Promise<void> {
@@ -115,6 +122,7 @@ async function main(): Promise<void> {
     try {
       for (const side of ["A", "B"] as const) {
         process.env.GW_SERVICE_BUILD = builds[side];
+        process.env.GW_EXTRA_NODE_FLAGS = valueOf(side === "A" ? "--flags-a" : "--flags-b") ?? "";
         gws[side] = await startBenchGateway(mode, {
           upstreamUrl: upstream,
           metrics: true,
@@ -148,7 +156,8 @@ async function main(): Promise<void> {
   }
   const date = new Date().toISOString();
   const file = join(ROOT, "bench", "results", `${date.replace(/[:.]/g, "-")}-ab.json`);
-  const record = { date, command: `npx tsx bench/ab.ts ${process.argv.slice(2).join(" ")}`, a: git("rev-parse", "--short", commitA!), b: git("rev-parse", "--short", commitB!), suite, mode, rounds, results, summary };
+  const flags = { a: valueOf("--flags-a"), b: valueOf("--flags-b") };
+  const record = { date, flags, command: `npx tsx bench/ab.ts ${process.argv.slice(2).join(" ")}`, a: git("rev-parse", "--short", commitA!), b: git("rev-parse", "--short", commitB!), suite, mode, rounds, results, summary };
   writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
   console.log(`results: ${file}`);
 }
