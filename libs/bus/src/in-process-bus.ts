@@ -115,10 +115,43 @@ function childSpanHandler(handler: RequestHandler, trace: TraceContext): Request
   return (data, ctx) => runInTrace(startSpan(trace), () => handler(data, ctx));
 }
 
+/**
+ * Work the bus hands to handlers and subscribers: run on a later microtask, in the order it was
+ * queued, each in the trace it was queued from. One microtask runs everything queued before it
+ * does (and what that queues meanwhile). A `queueMicrotask` per message made an AsyncResource
+ * for each, to carry the async context, which under a run's stream of events cost more than
+ * handing the message over.
+ */
+class Deliveries {
+  private queue: Array<{ trace: TraceContext | undefined; run: () => void }> = [];
+  private scheduled = false;
+
+  add(trace: TraceContext | undefined, run: () => void): void {
+    this.queue.push({ trace, run });
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => this.drain());
+  }
+
+  private drain(): void {
+    // Delivered in batches: what a delivery queues runs after the batch, still in this microtask.
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue;
+        this.queue = [];
+        for (const { trace, run } of batch) runInTrace(trace, run);
+      }
+    } finally {
+      this.scheduled = false;
+    }
+  }
+}
+
 /** The embedded-mode bus: same semantics as the NATS bus, without a network. */
 export class InProcessBus implements Bus {
   private readonly handlers = new Registry<RequestHandler>();
   private readonly subscribers = new Registry<MessageHandler>();
+  private readonly deliveries = new Deliveries();
   private closed = false;
 
   constructor(
@@ -151,7 +184,7 @@ export class InProcessBus implements Bus {
         resolve(reply);
       };
       // The handler runs on a later microtask, as a reply over a wire never comes synchronously.
-      queueMicrotask(() => {
+      this.deliveries.add(currentTrace(), () => {
         let reply: Uint8Array | Promise<Uint8Array>;
         try {
           reply = call(copy, { subject, deadline });
@@ -173,9 +206,12 @@ export class InProcessBus implements Bus {
 
   publish(subject: string, data: Uint8Array): void {
     if (this.closed) return;
+    const trace = currentTrace();
     for (const target of this.subscribers.targets(subject)) {
-      const copy = data.slice();
-      queueMicrotask(() => {
+      // Each subscriber its own copy, as over a wire; Buffer.from copies a small message into
+      // Node's shared pool instead of allocating an ArrayBuffer for it.
+      const copy = Buffer.from(data);
+      this.deliveries.add(trace, () => {
         try {
           target.handler(copy, subject);
         } catch (err) {

@@ -106,9 +106,9 @@ export function startRequestTrace(traceparent: string | undefined): TraceContext
   return trace;
 }
 
-/** Runs `fn` (and everything it starts) in `trace`. */
-export function runInTrace<T>(trace: TraceContext, fn: () => T): T {
-  return storage.run(trace, fn);
+/** Runs `fn` (and everything it starts) in `trace`; undefined runs it outside any trace. */
+export function runInTrace<T>(trace: TraceContext | undefined, fn: () => T): T {
+  return storage.run(trace as TraceContext, fn);
 }
 
 /** The trace the current code runs in, if any. */
