@@ -1,5 +1,5 @@
 import {
-  AgentEventPayloadSchema,
+  parseAgentEventPayload,
   type AgentSubscribeParams,
   type AgentSubscribeResult,
   type AgentUnsubscribeParams,
@@ -48,8 +48,8 @@ function lifePayload(event: ClientEvent, logger: Logger) {
   } catch {
     value = undefined;
   }
-  const parsed = AgentEventPayloadSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
+  const payload = parseAgentEventPayload(value);
+  if (payload !== undefined) return payload;
   logger.error({ runId: event.runId, seq: event.seq }, "a run event that is not an agent event payload: not sent");
   return undefined;
 }

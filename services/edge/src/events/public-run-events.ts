@@ -1,4 +1,4 @@
-import { type AgentEventPayload, AgentEventPayloadSchema, type ClientEvent, decodeJson, encodeJson, receivedJson } from "@gw/contracts";
+import { type AgentEventPayload, type ClientEvent, decodeAgentEventPayload, encodeJson, receivedJson } from "@gw/contracts";
 import { genericMessage, isErrorCode, isServerFailure } from "../error-detail.js";
 import { encodedEventFrame } from "../encoded-frames.js";
 
@@ -35,7 +35,7 @@ export function publicLifecycleFrame(event: ClientEvent): Buffer | undefined {
   if (!bytes.includes(ERROR_WORD)) return undefined;
   let payload: AgentEventPayload;
   try {
-    payload = decodeJson(bytes, AgentEventPayloadSchema, "agent event payload on the bus");
+    payload = decodeAgentEventPayload(bytes);
   } catch {
     return undefined;
   }

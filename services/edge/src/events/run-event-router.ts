@@ -1,10 +1,9 @@
 import type { Bus, Subjects, Unsubscribe } from "@gw/bus";
 import {
   type AgentEventPayload,
-  AgentEventPayloadSchema,
   type ClientEvent,
+  decodeAgentEventPayload,
   decodeClientEvent,
-  decodeJson,
   encodeJson,
   receivedJson,
   type RunRecord,
@@ -271,7 +270,7 @@ export class RunEventRouter {
   /** The event for in-process followers, through its schemas; null (and logged) if malformed. */
   private decode(event: ClientEvent, state: RunState): { payload: AgentEventPayload; final: RunRecord | undefined } | null {
     try {
-      const payload = decodeJson(event.payloadJson, AgentEventPayloadSchema, "agent event payload on the bus");
+      const payload = decodeAgentEventPayload(event.payloadJson);
       const final = state.final?.seq === event.seq ? finalRecordOf(state.final) : undefined;
       return { payload, final };
     } catch (err) {

@@ -1,8 +1,7 @@
 import type { Bus, Subjects, Unsubscribe } from "@gw/bus";
 import {
-  AgentEventPayloadSchema,
+  decodeAgentEventPayload,
   decodeClientEvent,
-  decodeJson,
   GatewayError,
   type InboxEntry,
   isFinal,
@@ -157,7 +156,7 @@ export class AgentTurns {
       const event = decodeClientEvent(data);
       const final = finalRecordOf(event);
       if (final === undefined) return;
-      const payload = decodeJson(event.payloadJson, AgentEventPayloadSchema, "agent event payload on the bus");
+      const payload = decodeAgentEventPayload(event.payloadJson);
       for (const waiting of [...(this.waiting.get(final.runId) ?? [])]) waiting.event(payload, final);
     } catch (err) {
       this.deps.logger.warn({ err }, "an undecodable run event");
