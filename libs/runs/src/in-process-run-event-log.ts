@@ -2,11 +2,15 @@ import { type Bus, decodeSubjectToken, type Subjects, type Unsubscribe } from "@
 import { type ClientEvent, decodeClientEvent } from "@gw/contracts";
 import { inSeqOrder, type RunEventLog, type RunEventRetention } from "./run-event-log.js";
 
-interface Kept {
+/** One run's kept events, oldest first from `head`, and the subjects they came on. */
+interface RunEvents {
   runId: string;
-  at: number;
-  data: Uint8Array;
+  events: Buffer[];
+  subjects: string[];
 }
+
+/** The log's own memory for events: slabs filled in order, so the oldest slab goes first. */
+const SLAB_BYTES = 64 * 1024;
 
 /**
  * The embedded gateway's run event log: the lifecycle and output events on the in-process bus,
@@ -14,13 +18,23 @@ interface Kept {
  * oldest going first). The in-process bus hands a message to every subscriber it had when the
  * message was published, in a microtask queued then; a read lets those run first, so it sees
  * every event published before it began.
+ *
+ * It holds every event of the last ten minutes by default, so each costs its bytes and little
+ * else: the bytes are copied into 64 KiB slabs (a slab is freed once its last event is dropped,
+ * and events are dropped in the order they came), and the order of arrival is two arrays, not
+ * an object per event.
  */
 export class InProcessRunEventLog implements RunEventLog {
-  /** Every kept event, oldest first; `head` is the first one still kept. */
-  private readonly kept: Kept[] = [];
+  /** Every kept event's arrival time and run, oldest first; `head` is the first one still kept. */
+  private readonly keptAt: number[] = [];
+  private readonly keptRun: RunEvents[] = [];
   private head = 0;
   private bytes = 0;
-  private readonly byRun = new Map<string, Kept[]>();
+  private readonly byRun = new Map<string, RunEvents>();
+  /** A run's subjects, read once: the run id is a token of the subject. */
+  private readonly bySubject = new Map<string, RunEvents>();
+  private slab = Buffer.allocUnsafeSlow(0);
+  private slabUsed = 0;
   private readonly subs: Unsubscribe[];
 
   constructor(
@@ -35,7 +49,7 @@ export class InProcessRunEventLog implements RunEventLog {
   async read(runId: string): Promise<ClientEvent[]> {
     await new Promise((resolve) => setImmediate(resolve));
     this.evict();
-    return inSeqOrder((this.byRun.get(runId) ?? []).map((k) => decodeClientEvent(k.data)));
+    return inSeqOrder((this.byRun.get(runId)?.events ?? []).map((data) => decodeClientEvent(data)));
   }
 
   isHealthy(): boolean {
@@ -47,35 +61,62 @@ export class InProcessRunEventLog implements RunEventLog {
     return Promise.resolve();
   }
 
-  /** `subject` is `…run.<edge>.<session>.<run>.<part>`: the run is its next to last token. */
   private keep(data: Uint8Array, subject: string): void {
-    const runId = decodeSubjectToken(subject.slice(0, subject.lastIndexOf(".")).split(".").at(-1) ?? "");
-    const entry: Kept = { runId, at: this.now(), data };
-    this.kept.push(entry);
+    const run = this.bySubject.get(subject) ?? this.runOf(subject);
+    run.events.push(this.copy(data));
+    this.keptAt.push(this.now());
+    this.keptRun.push(run);
     this.bytes += data.byteLength;
-    const events = this.byRun.get(runId);
-    if (events === undefined) this.byRun.set(runId, [entry]);
-    else events.push(entry);
     this.evict();
+  }
+
+  /** `subject` is `…run.<edge>.<session>.<run>.<part>`: the run is its next to last token. */
+  private runOf(subject: string): RunEvents {
+    const runId = decodeSubjectToken(subject.slice(0, subject.lastIndexOf(".")).split(".").at(-1) ?? "");
+    let run = this.byRun.get(runId);
+    if (run === undefined) {
+      run = { runId, events: [], subjects: [] };
+      this.byRun.set(runId, run);
+    }
+    run.subjects.push(subject);
+    this.bySubject.set(subject, run);
+    return run;
+  }
+
+  /** `data` in the current slab (a large event gets memory of its own). */
+  private copy(data: Uint8Array): Buffer {
+    if (data.byteLength > SLAB_BYTES / 8) return Buffer.from(data);
+    if (this.slabUsed + data.byteLength > this.slab.length) {
+      this.slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+      this.slabUsed = 0;
+    }
+    const view = this.slab.subarray(this.slabUsed, this.slabUsed + data.byteLength);
+    view.set(data);
+    this.slabUsed += data.byteLength;
+    return view;
   }
 
   /** Drops the oldest events while they are too old or the log is over its bytes. */
   private evict(): void {
     const cutoff = this.now() - this.retention.maxAgeMs;
-    while (this.head < this.kept.length) {
-      const oldest = this.kept[this.head]!;
-      if (oldest.at > cutoff && this.bytes <= this.retention.maxBytes) break;
+    while (this.head < this.keptAt.length) {
+      if (this.keptAt[this.head]! > cutoff && this.bytes <= this.retention.maxBytes) break;
+      const run = this.keptRun[this.head]!;
       this.head += 1;
-      this.bytes -= oldest.data.byteLength;
       // A run's events are kept in the order they came, so its oldest is first in its list.
-      const events = this.byRun.get(oldest.runId);
-      events?.shift();
-      if (events?.length === 0) this.byRun.delete(oldest.runId);
+      this.bytes -= run.events.shift()!.byteLength;
+      if (run.events.length === 0) this.forget(run);
     }
     // Compact once the dropped prefix is as long as what is kept.
-    if (this.head > 1024 && this.head * 2 > this.kept.length) {
-      this.kept.splice(0, this.head);
+    if (this.head > 1024 && this.head * 2 > this.keptAt.length) {
+      this.keptAt.splice(0, this.head);
+      this.keptRun.splice(0, this.head);
       this.head = 0;
     }
+  }
+
+  private forget(run: RunEvents): void {
+    this.byRun.delete(run.runId);
+    for (const subject of run.subjects) this.bySubject.delete(subject);
   }
 }
