@@ -96,6 +96,9 @@ async function streamCompletion(
     ...usageField,
   });
   writeSse(reply, chunk({ role: "assistant" }));
+  // A text chunk's event is written around its text: JSON.stringify(chunk({ content: text })), made once.
+  const textHead = `data: ${JSON.stringify(chunk({ content: "" })).split('"content":""')[0]}"content":`;
+  const textTail = `},"finish_reason":null}]${c.includeUsage ? ',"usage":null' : ""}}\n\n`;
   let finished = false;
   let streamed = "";
   // A client that hangs up mid-stream no longer wants the answer: stop the run.
@@ -107,7 +110,7 @@ async function streamCompletion(
       onEvent: (event) => {
         if (event.stream === "assistant" && typeof event.data.text === "string" && event.data.text !== "") {
           streamed += event.data.text;
-          writeSse(reply, chunk({ content: event.data.text }));
+          reply.raw.write(`${textHead}${JSON.stringify(event.data.text)}${textTail}`);
         }
       },
     });
