@@ -30,9 +30,9 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 FROM node:22-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production
-# V8's young generation capped at 2 x 2 MiB: left at its default 2 x 16 MiB it grows under load
-# and shrinks when load falls, moving a service's RSS by up to 31 MiB with nothing retained
-# (docs/decisions.md, Runtime). glibc's malloc keeps at most two arenas instead of one per
+# V8's young generation capped at 2 x 8 MiB: left at its default 2 x 16 MiB it grows under load
+# and shrinks when load falls, moving a service's RSS by up to 31 MiB with nothing retained;
+# smaller, streams cost more CPU and promote more garbage (docs/decisions.md, Runtime). glibc's malloc keeps at most two arenas instead of one per
 # allocating thread, each holding freed memory. The test fixture starts every service the same way.
 ENV NODE_OPTIONS=--max-semi-space-size=8 MALLOC_ARENA_MAX=2
 # package.json for "type": "module": the bundles are ES modules.
