@@ -12,6 +12,8 @@ const RUNS_IN_FLIGHT = 8;
 const STAMP_GAP_MS = 10;
 
 const STAMP = /"text":"t(\d+\.\d+) "/;
+/** One chunk of agent `burst`'s answer (the fake upstream's `word<n> `). */
+const CHUNK_WORD = /word\d+ /g;
 
 /** Records, for every stamped chunk a socket receives, how long ago it was stamped. */
 function recordLatency(socket: WebSocket, samples: Samples, measuring: () => boolean): void {
@@ -150,10 +152,13 @@ async function gatewayFanOut(ctx: BenchContext, gw: GatewayUnderTest) {
     }),
   );
   let delivered = 0;
-  // Counted without parsing, like the raw clients count theirs.
+  // Counted without parsing, like the raw clients count theirs: each of the upstream's chunks is
+  // one `word<n> `, and a runner that falls behind sends a turn's chunks as one event (SPEC §6:
+  // chunks concatenate), so an event carries one chunk or several.
   for (const socket of watchers) {
     socket.on("message", (data) => {
-      if (String(data).includes('"stream":"assistant"')) delivered++;
+      const text = String(data);
+      if (text.includes('"stream":"assistant"')) delivered += text.match(CHUNK_WORD)?.length ?? 0;
     });
   }
   const driver = await RunDriver.open(gw.wsUrl());
