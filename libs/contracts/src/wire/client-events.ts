@@ -2,7 +2,7 @@ import { z } from "zod";
 import { encodeMessage } from "../encode.js";
 import { GatewayError } from "../errors.js";
 import { ClientEvent } from "../gen/gateway/v1/events.pb.js";
-import type { EncodedJson } from "./encoded-json.js";
+import { type EncodedJson, parseJsonBytes } from "./encoded-json.js";
 import type {
   DeviceRevokedPayload,
   DeviceTokenRotatedPayload,
@@ -49,14 +49,9 @@ export function parseAgentEventPayload(value: unknown): AgentEventPayload | unde
 
 /** An `agent` event's payload as it came over the bus (`decodeJson` with the schema, at the cost of the check above). */
 export function decodeAgentEventPayload(bytes: Uint8Array): AgentEventPayload {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
-  } catch (cause) {
-    throw new GatewayError("INTERNAL", "malformed agent event payload on the bus", { cause });
-  }
-  const payload = parseAgentEventPayload(value);
-  if (payload === undefined) throw new GatewayError("INTERNAL", "malformed agent event payload on the bus");
+  const what = "agent event payload on the bus";
+  const payload = parseAgentEventPayload(parseJsonBytes(bytes, what));
+  if (payload === undefined) throw new GatewayError("INTERNAL", `malformed ${what}`);
   return payload;
 }
 

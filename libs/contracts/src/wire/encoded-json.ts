@@ -31,18 +31,21 @@ export function isEncodedJson(value: unknown): value is EncodedJson<unknown> {
   return Buffer.isBuffer(value);
 }
 
+/** JSON carried inside a bus message, parsed but not yet checked: INTERNAL when it is not JSON. */
+export function parseJsonBytes(bytes: Uint8Array, what: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+  } catch (cause) {
+    throw new GatewayError("INTERNAL", `malformed ${what}`, { cause });
+  }
+}
+
 /**
  * JSON carried inside a bus message, read through the schema of what it must be: never a cast.
  * A malformed value is the sender's bug, so it is INTERNAL (the cause names the problem).
  */
 export function decodeJson<S extends z.ZodType>(bytes: Uint8Array, schema: S, what: string): z.output<S> {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
-  } catch (cause) {
-    throw new GatewayError("INTERNAL", `malformed ${what}`, { cause });
-  }
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(parseJsonBytes(bytes, what));
   if (!parsed.success) throw new GatewayError("INTERNAL", `malformed ${what}`, { cause: parsed.error });
   return parsed.data;
 }
