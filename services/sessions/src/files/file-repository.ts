@@ -8,8 +8,6 @@ import { frameRecord } from "./file-log.js";
 import { baseNameForKey, META_SUFFIX, newLogName } from "./file-names.js";
 import type { CorruptMetaFile, MetaFile, Slot } from "./file-slots.js";
 import { loadStore, type StoreLoad, writeImported } from "./file-load.js";
-
-export type { StoreLoad } from "./file-load.js";
 import { writeSnapshot } from "./file-snapshot.js";
 import { WriteTracker } from "./write-tracker.js";
 import { appendRecord, readBranch, readTail, writeNewLog } from "./session-log.js";
@@ -19,6 +17,8 @@ import { MemorySessionIndex } from "../list-index/memory-session-index.js";
 import type { PageQuery, SessionPage } from "../list-index/session-index.js";
 import type { NewSession, SessionRepository } from "../repository.js";
 import { TailCache, type TailCacheLimits } from "../storage/tail-cache.js";
+
+export type { StoreLoad } from "./file-load.js";
 
 /** Rewriting the metadata on every append would triple the fsyncs; the log's tail is the truth. */
 const CHECKPOINT_EVERY = 256;
