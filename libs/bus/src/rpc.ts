@@ -31,17 +31,24 @@ function decodeOrThrow<T>(codec: MessageCodec<T>, bytes: Uint8Array, what: strin
   }
 }
 
-/** Calls a typed RPC over the bus. */
-export async function callRpc<Req, Res>(
+/**
+ * Calls a typed RPC over the bus. Written with `then` rather than `async`/`await`: on a hot RPC
+ * every promise counts (each one runs the async-context hooks trace propagation needs).
+ */
+export function callRpc<Req, Res>(
   bus: Bus,
   subjects: Subjects,
   def: RpcDefinition<Req, Res>,
   request: Req,
   opts: { timeoutMs: number },
 ): Promise<Res> {
-  const subject = subjects.rpc(def.service, def.method);
-  const bytes = await bus.request(subject, encodeMessage(def.request, request), opts);
-  return decodeOrThrow(def.response, bytes, `${def.method} reply`);
+  let data: Uint8Array;
+  try {
+    data = encodeMessage(def.request, request);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return bus.request(subjects.rpc(def.service, def.method), data, opts).then((bytes) => decodeOrThrow(def.response, bytes, `${def.method} reply`));
 }
 
 /**
@@ -56,9 +63,15 @@ export function serveRpc<Req, Res>(
   handler: (request: Req, ctx: RequestContext) => Promise<Res> | Res,
 ): Unsubscribe {
   const method = `${def.service}.${def.method}`;
-  const serve = async (data: Uint8Array, ctx: RequestContext) => {
-    const request = decodeOrThrow(def.request, data, `${def.method} request`);
-    return encodeMessage(def.response, await handler(request, ctx));
+  const encode = (response: Res) => encodeMessage(def.response, response);
+  /** A synchronous handler's reply stays synchronous; a failure is always a rejection. */
+  const serve = (data: Uint8Array, ctx: RequestContext): Promise<Uint8Array> | Uint8Array => {
+    try {
+      const response = handler(decodeOrThrow(def.request, data, `${def.method} request`), ctx);
+      return response instanceof Promise ? response.then(encode) : encode(response);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   };
   return bus.handle(
     subjects.rpc(def.service, def.method),
@@ -66,7 +79,7 @@ export function serveRpc<Req, Res>(
       const span = beginSpan(def.owner ?? def.service, method, "server");
       if (span === undefined) return serve(data, ctx);
       span.set("rpc.system", "nats").set("rpc.service", def.service).set("rpc.method", def.method);
-      return serve(data, ctx).then(
+      return Promise.resolve(serve(data, ctx)).then(
         (reply) => {
           span.end();
           return reply;

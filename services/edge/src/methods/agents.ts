@@ -10,10 +10,8 @@ export function agentMethods(deps: BusDeps) {
     defineMethod({
       name: "agents.list",
       params: AgentsListParamsSchema,
-      handler: async () => {
-        const res = await callRpc(deps.bus, deps.subjects, RPC.agentsList, {}, opts);
-        return { agents: res.agents, defaultAgentId: res.defaultAgentId };
-      },
+      handler: () =>
+        callRpc(deps.bus, deps.subjects, RPC.agentsList, {}, opts).then((res) => ({ agents: res.agents, defaultAgentId: res.defaultAgentId })),
     }),
     defineMethod({
       name: "agent.identity.get",

@@ -56,13 +56,18 @@ export class MethodRegistry {
     return [...this.methods.keys()].sort();
   }
 
-  async dispatch(name: string, rawParams: unknown, ctx: CallContext): Promise<MethodResult> {
-    const def = this.methods.get(name);
-    if (def === undefined) throw new GatewayError("METHOD_NOT_FOUND", `unknown method: ${name}`);
-    // Who may call what is one table (auth/permissions.ts), not a field of each method.
-    if (!mayCall(ctx.access, name)) throw new GatewayError("FORBIDDEN", forbiddenMethodMessage(ctx.access, name));
-    const parsed = def.params.safeParse(rawParams ?? {});
-    if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "params"));
-    return def.handler(parsed.data, ctx);
+  /** Not `async` (a promise fewer per call): every failure, a handler's synchronous throw too, is a rejection. */
+  dispatch(name: string, rawParams: unknown, ctx: CallContext): Promise<MethodResult> {
+    try {
+      const def = this.methods.get(name);
+      if (def === undefined) throw new GatewayError("METHOD_NOT_FOUND", `unknown method: ${name}`);
+      // Who may call what is one table (auth/permissions.ts), not a field of each method.
+      if (!mayCall(ctx.access, name)) throw new GatewayError("FORBIDDEN", forbiddenMethodMessage(ctx.access, name));
+      const parsed = def.params.safeParse(rawParams ?? {});
+      if (!parsed.success) throw new GatewayError("INVALID_REQUEST", describeIssues(parsed.error, "params"));
+      return def.handler(parsed.data, ctx);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 }

@@ -27,19 +27,19 @@ export function sessionMethods(deps: BusDeps) {
     defineMethod({
       name: "sessions.list",
       params: SessionsListParamsSchema,
-      handler: async (p) => {
-        const res = await call(RPC.sessionsList, { agentId: p.agentId, limit: p.limit, offset: p.offset });
-        return { sessions: res.sessions.map(sessionSummaryView), total: res.total };
-      },
+      // The hot reads chain with `then` rather than `await`: a promise fewer per call.
+      handler: (p) =>
+        call(RPC.sessionsList, { agentId: p.agentId, limit: p.limit, offset: p.offset }).then((res) => ({ sessions: res.sessions.map(sessionSummaryView), total: res.total })),
     }),
     defineMethod({
       name: "sessions.preview",
       params: SessionsPreviewParamsSchema,
-      handler: async (p, ctx) => {
+      handler: (p, ctx) => {
         ctx.assertSession(p.key);
-        const res = await call(RPC.sessionsPreview, { key: p.key, limit: p.limit });
-        ctx.watchSession(p.key);
-        return receivedJson<SessionPreviewView>(res.viewJson);
+        return call(RPC.sessionsPreview, { key: p.key, limit: p.limit }).then((res) => {
+          ctx.watchSession(p.key);
+          return receivedJson<SessionPreviewView>(res.viewJson);
+        });
       },
     }),
     defineMethod({

@@ -229,7 +229,8 @@ export class Connection implements EventTarget {
     }
   }
 
-  private async call(method: string, params: unknown): Promise<MethodResult> {
+  /** Not `async`: handle() awaits it inside its try, which catches a synchronous throw too. */
+  private call(method: string, params: unknown): Promise<MethodResult> {
     const context = this.context;
     if (context === undefined) throw new GatewayError("NOT_CONNECTED", `send connect before ${method}`);
     return this.deps.registry.dispatch(method, params, context);

@@ -79,11 +79,13 @@ export async function listSessions(deps: SessionsDeps, req: SessionsListRequest)
 }
 
 /** Previews are the hot read: their payload is encoded once per content (EncodedPreviews). */
-export async function previewSession(deps: SessionsDeps, req: SessionsPreviewRequest): Promise<SessionsPreviewResponse> {
+export function previewSession(deps: SessionsDeps, req: SessionsPreviewRequest): Promise<SessionsPreviewResponse> {
+  // Its checks throw synchronously: serveRpc turns that into the same error reply.
   const limit = checkLimit("limit", req.limit, 20, SESSIONS_PREVIEW_MAX_LIMIT);
-  const found = await deps.repo.preview(checkKey(req.key), limit);
-  if (!found) throw notFound(req.key);
-  // The reply, like the history's, must fit one bus message: a preview of long messages shows
-  // the newest that fit (at least one).
-  return { viewJson: deps.previews.encode(limit, found.meta, withinReplyBudget(found.entries)) };
+  return deps.repo.preview(checkKey(req.key), limit).then((found) => {
+    if (!found) throw notFound(req.key);
+    // The reply, like the history's, must fit one bus message: a preview of long messages shows
+    // the newest that fit (at least one).
+    return { viewJson: deps.previews.encode(limit, found.meta, withinReplyBudget(found.entries)) };
+  });
 }
