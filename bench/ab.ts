@@ -1,4 +1,4 @@
-// `npx tsx bench/ab.ts <commit-a> <commit-b> [--suite chat|streams] [--mode embedded|distributed]
+// `npx tsx bench/ab.ts <commit-a> <commit-b> [--suite chat|streams|ws-rpc] [--mode embedded|distributed]
 //   [--rounds N] [--streams N] [--stream] [--flags-a "<node flags>"] [--flags-b "<node flags>"]`
 // Two commits side by side: each checked out in a worktree under bench/results/tmp/ab/ (kept for
 // the next run; `git worktree prune` after removing them), built as production runs it, both
@@ -11,17 +11,21 @@
 //            and every gateway process's CPU per request.
 //   streams: N simultaneous streaming completions of 100 chunks 10 ms apart (default 256):
 //            wall time, time-to-first-chunk p99, CPU per chunk and the processes' peak RSS.
+//   ws-rpc:  the ws-rpc suite's cases (`agents.list`, `sessions.preview`), 16 sockets with 8
+//            requests in flight each for 2 s: req/s and every gateway process's CPU per request.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type GatewayUnderTest, type Mode, startBenchGateway, TOKEN } from "./lib/gateway.js";
+import { connectSocket, type GatewayUnderTest, type Mode, startBenchGateway, TOKEN } from "./lib/gateway.js";
 import { runHttpLoad } from "./lib/http-load.js";
 import { ROOT } from "./lib/procs.js";
 import { median } from "./lib/stats.js";
 import { streamBurst } from "./lib/stream-burst.js";
 import { cpuMicros, treeRssBytes } from "./lib/system.js";
 import { withUpstreams } from "./lib/upstreams.js";
+import { runWsLoad } from "./lib/ws-load.js";
+import { CASES, CLIENTS, IN_FLIGHT, requestFrame, seed } from "./suites/ws-rpc.js";
 
 type Side = "A" | "B";
 type Measure = Record<string, number>;
@@ -36,8 +40,8 @@ const mode = (valueOf("--mode") ?? "embedded") as Mode;
 const rounds = Number(valueOf("--rounds") ?? 4);
 const streams = Number(valueOf("--streams") ?? 256);
 const streaming = process.argv.includes("--stream");
-if (!commitA || !commitB || commitA.startsWith("--") || !["chat", "streams"].includes(suite)) {
-  console.error("usage: npx tsx bench/ab.ts <commit-a> <commit-b> [--suite chat|streams] [--mode embedded|distributed] [--rounds N]");
+if (!commitA || !commitB || commitA.startsWith("--") || !["chat", "streams", "ws-rpc"].includes(suite)) {
+  console.error("usage: npx tsx bench/ab.ts <commit-a> <commit-b> [--suite chat|streams|ws-rpc] [--mode embedded|distributed] [--rounds N]");
   process.exit(2);
 }
 
@@ -112,10 +116,31 @@ async function measureStreams(gw: GatewayUnderTest): Promise<Measure> {
   return { whole: burst.complete, wallMs: burst.wallMs, ttfcP99Ms: burst.ttfcP99Ms, cpuUsPerChunk, peakRssMiB: peak / 2 ** 20 };
 }
 
+async function measureWsRpc(gw: GatewayUnderTest): Promise<Measure> {
+  const out: Measure = {};
+  for (const c of CASES) {
+    const name = c.method.replace(/\W/g, "_");
+    const before = cpu(gw);
+    const load = await runWsLoad({
+      url: gw.wsUrl(),
+      clients: CLIENTS,
+      inFlight: IN_FLIGHT,
+      warmupMs: 300,
+      durationMs: 2_000,
+      frame: requestFrame(c.method, c.params),
+      prepare: (socket) => connectSocket(socket).then(() => undefined),
+      accept: (answer) => answer.ok === true,
+    });
+    out[`${name}_rps`] = load.rps;
+    out[`${name}_cpuUsPerRequest`] = (cpu(gw) - before) / Math.max(1, load.ok);
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const dirs = { A: worktree(commitA!), B: worktree(commitB!) };
   const builds = { A: await build(dirs.A), B: await build(dirs.B) };
-  const measure = suite === "chat" ? measureChat : measureStreams;
+  const measure = { chat: measureChat, streams: measureStreams, "ws-rpc": measureWsRpc }[suite]!;
   const results: Record<Side, Measure[]> = { A: [], B: [] };
   await withUpstreams(async ({ upstream }) => {
     const gws = {} as Record<Side, GatewayUnderTest>;
@@ -134,6 +159,7 @@ async function main(): Promise<void> {
             : {}),
         });
       }
+      if (suite === "ws-rpc") for (const side of ["A", "B"] as const) for (const c of CASES) await seed(gws[side], c);
       // Unmeasured first: connections, JIT, first sessions.
       for (const side of ["A", "B"] as const) await measure(gws[side]);
       for (let r = 0; r < rounds; r++) {
