@@ -1,5 +1,6 @@
 import { GatewayError, isGatewayError } from "@gw/contracts";
 import { NoServiceAnswers } from "./bus.js";
+import { Deadlines } from "./deadlines.js";
 import type {
   Bus,
   BusObserver,
@@ -152,6 +153,7 @@ export class InProcessBus implements Bus {
   private readonly handlers = new Registry<RequestHandler>();
   private readonly subscribers = new Registry<MessageHandler>();
   private readonly deliveries = new Deliveries();
+  private readonly deadlines = new Deadlines();
   private closed = false;
 
   constructor(
@@ -173,16 +175,15 @@ export class InProcessBus implements Bus {
     const trace = tracingEnabled() ? currentTrace() : undefined;
     const call = trace === undefined ? target.handler : childSpanHandler(target.handler, trace);
     return new Promise<Uint8Array>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new GatewayError("TIMEOUT", `no reply on ${subject} within ${opts.timeoutMs} ms`)),
-        opts.timeoutMs,
+      const timeout = this.deadlines.start(opts.timeoutMs, () =>
+        reject(new GatewayError("TIMEOUT", `no reply on ${subject} within ${opts.timeoutMs} ms`)),
       );
       const fail = (err: unknown) => {
-        clearTimeout(timer);
+        timeout.cancel();
         reject(toCallerError(err, subject, this.onHandlerError));
       };
       const answer = (reply: Uint8Array) => {
-        clearTimeout(timer);
+        timeout.cancel();
         resolve(reply);
       };
       // The handler runs on a later microtask, as a reply over a wire never comes synchronously.

@@ -1,0 +1,92 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Deadlines } from "./deadlines.js";
+
+describe("Deadlines", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("fires each deadline at its time, in order, with one timer per length", () => {
+    const deadlines = new Deadlines();
+    const fired: string[] = [];
+    deadlines.start(100, () => fired.push("a"));
+    vi.advanceTimersByTime(30);
+    deadlines.start(100, () => fired.push("b"));
+    deadlines.start(50, () => fired.push("short"));
+    expect(vi.getTimerCount()).toBe(2);
+    vi.advanceTimersByTime(49);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(["short"]);
+    vi.advanceTimersByTime(20);
+    expect(fired).toEqual(["short", "a"]);
+    vi.advanceTimersByTime(29);
+    expect(fired).toEqual(["short", "a"]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(["short", "a", "b"]);
+    expect(deadlines.waiting).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("never fires a cancelled deadline, and leaves no timer once nothing waits", () => {
+    const deadlines = new Deadlines();
+    const fired: number[] = [];
+    const first = deadlines.start(100, () => fired.push(1));
+    const second = deadlines.start(100, () => fired.push(2));
+    first.cancel();
+    first.cancel();
+    expect(deadlines.waiting).toBe(1);
+    second.cancel();
+    expect(deadlines.waiting).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(1_000);
+    expect(fired).toEqual([]);
+  });
+
+  it("re-arms for the oldest waiting deadline when the one it was set for was answered", () => {
+    const deadlines = new Deadlines();
+    const fired: number[] = [];
+    const first = deadlines.start(100, () => fired.push(1));
+    vi.advanceTimersByTime(60);
+    deadlines.start(100, () => fired.push(2));
+    first.cancel();
+    vi.advanceTimersByTime(40);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(59);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual([2]);
+  });
+
+  it("keeps only what waits when one slow request sits behind thousands answered", () => {
+    const deadlines = new Deadlines();
+    const fired: number[] = [];
+    deadlines.start(10_000, () => fired.push(-1));
+    for (let i = 0; i < 20_000; i++) deadlines.start(10_000, () => fired.push(i)).cancel();
+    const late = deadlines.start(10_000, () => fired.push(20_000));
+    expect(deadlines.waiting).toBe(2);
+    const lane = (deadlines as unknown as { lanes: Map<number, { entries: unknown[]; head: number }> }).lanes.get(10_000)!;
+    expect(lane.entries.length - lane.head).toBeLessThan(5_000);
+    vi.advanceTimersByTime(10_000);
+    expect(fired).toEqual([-1, 20_000]);
+    late.cancel();
+    expect(deadlines.waiting).toBe(0);
+  });
+
+  it("a deadline started by an expiring one's callback is kept", () => {
+    const deadlines = new Deadlines();
+    const fired: string[] = [];
+    deadlines.start(10, () => {
+      fired.push("first");
+      deadlines.start(10, () => fired.push("again"));
+    });
+    vi.advanceTimersByTime(10);
+    expect(fired).toEqual(["first"]);
+    vi.advanceTimersByTime(10);
+    expect(fired).toEqual(["first", "again"]);
+    expect(deadlines.waiting).toBe(0);
+  });
+});
