@@ -12,6 +12,7 @@ import { type EdgeSocket, onSocketClose, onSocketError, onSocketMessage } from "
 import { encodedSuccessFrame } from "../encoded-frames.js";
 import { errorFrame, parseRequestFrame, successFrame } from "./frames.js";
 import { isSlowConsumer, tooManyInFlight, type WsLimits } from "./limits.js";
+import { corkForTurn } from "./socket-corks.js";
 
 export interface ConnectionDeps extends HandshakeDeps {
   metrics: Metrics;
@@ -40,7 +41,6 @@ export class Connection implements EventTarget {
   /** Before `connect`: the pre-connect timeout; after, a deadline a method set (a pairing request's). */
   private deadline: NodeJS.Timeout | undefined;
   private childLogger: Logger | undefined;
-  private corked = false;
   private inFlight = 0;
   /** What methods asked to run when the socket closes (rare: made on first use). */
   private cleanups: Array<() => void> | undefined;
@@ -153,21 +153,10 @@ export class Connection implements EventTarget {
     this.socket.send(frame, { binary: false });
   }
 
-  /**
-   * Frames produced in one turn of the event loop (answers finishing together, a burst of run
-   * events) leave in one write instead of one system call each: the socket is corked at the
-   * first frame and uncorked once the turn's other callbacks have run.
-   */
+  /** This turn's frames leave in one write (socket-corks.ts). */
   private cork(): void {
-    if (this.corked) return;
     const tcp = (this.socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
-    if (tcp === undefined) return;
-    this.corked = true;
-    tcp.cork();
-    setImmediate(() => {
-      this.corked = false;
-      tcp.uncork();
-    });
+    if (tcp !== undefined) corkForTurn(tcp);
   }
 
   close(code: number, reason: string): void {
