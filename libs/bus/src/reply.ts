@@ -1,6 +1,4 @@
-import {
-  encodeMessage,
-  errorCodeFromProto, errorCodeToProto, GatewayError, isGatewayError, RpcReply } from "@gw/contracts";
+import { encodeTransient, errorCodeFromProto, errorCodeToProto, GatewayError, isGatewayError, RpcReply } from "@gw/contracts";
 import type { HandlerErrorSink } from "./bus.js";
 
 /** The typed error a caller sees for whatever a handler threw. */
@@ -13,11 +11,12 @@ export function toCallerError(err: unknown, subject: string, sink?: HandlerError
 export function encodeReplyResult(result: Uint8Array): Uint8Array {
   // A view, not a copy: encoding copies the bytes once, into the reply.
   const value = Buffer.from(result.buffer, result.byteOffset, result.byteLength);
-  return encodeMessage(RpcReply, { outcome: { $case: "result", value } });
+  // Transient: the reply goes to the socket and is dropped.
+  return encodeTransient(RpcReply, { outcome: { $case: "result", value } });
 }
 
 export function encodeReplyError(err: GatewayError): Uint8Array {
-  return encodeMessage(RpcReply, {
+  return encodeTransient(RpcReply, {
     outcome: {
       $case: "error",
       value: { code: errorCodeToProto(err.code), message: err.message, details: err.details },

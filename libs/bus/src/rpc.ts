@@ -1,5 +1,5 @@
 import type { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
-import { encodeMessage, GatewayError } from "@gw/contracts";
+import { encodeTransient, GatewayError } from "@gw/contracts";
 import type { Bus, RequestContext, Unsubscribe } from "./bus.js";
 import { beginSpan } from "./spans.js";
 import type { Subjects } from "./subjects.js";
@@ -44,7 +44,8 @@ export function callRpc<Req, Res>(
 ): Promise<Res> {
   let data: Uint8Array;
   try {
-    data = encodeMessage(def.request, request);
+    // Transient (encode.ts): a request and a reply are decoded by whoever gets them, and dropped.
+    data = encodeTransient(def.request, request);
   } catch (err) {
     return Promise.reject(err);
   }
@@ -63,7 +64,7 @@ export function serveRpc<Req, Res>(
   handler: (request: Req, ctx: RequestContext) => Promise<Res> | Res,
 ): Unsubscribe {
   const method = `${def.service}.${def.method}`;
-  const encode = (response: Res) => encodeMessage(def.response, response);
+  const encode = (response: Res) => encodeTransient(def.response, response);
   /** A synchronous handler's reply stays synchronous; a failure is always a rejection. */
   const serve = (data: Uint8Array, ctx: RequestContext): Promise<Uint8Array> | Uint8Array => {
     try {

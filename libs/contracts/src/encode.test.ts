@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeMessage } from "./encode.js";
+import { encodeMessage, encodeTransient } from "./encode.js";
 import { ClientEvent } from "./gen/gateway/v1/events.pb.js";
 import { RpcReply } from "./gen/gateway/v1/common.pb.js";
 
@@ -42,5 +42,25 @@ describe("encodeMessage (one reused writer)", () => {
       $case: "result",
       value,
     });
+  });
+
+  it("encodeTransient encodes the same bytes, interleaved with encodeMessage, after a throw and after a big message", () => {
+    for (let n = 0; n < 50; n++) {
+      const transient = encodeTransient(ClientEvent, event(n, `{"n":${"9".repeat(n * 40)}}`));
+      const plain = encodeMessage(ClientEvent, event(n + 1));
+      expect(Buffer.from(transient).equals(Buffer.from(ClientEvent.encode(event(n, `{"n":${"9".repeat(n * 40)}}`)).finish()))).toBe(true);
+      expect(Buffer.from(plain).equals(Buffer.from(ClientEvent.encode(event(n + 1)).finish()))).toBe(true);
+    }
+    const broken = Object.defineProperty({ ...event(3) }, "seq", {
+      get() {
+        throw new Error("unreadable");
+      },
+    });
+    expect(() => encodeTransient(ClientEvent, broken)).toThrow("unreadable");
+    const big = encodeTransient(ClientEvent, event(6, JSON.stringify("y".repeat(100_000))));
+    expect(ClientEvent.decode(big).payloadJson.length).toBe(100_002);
+    const small = encodeTransient(ClientEvent, event(7));
+    expect(Buffer.from(small).equals(Buffer.from(ClientEvent.encode(event(7)).finish()))).toBe(true);
+    expect(encodeTransient(RpcReply, { outcome: undefined }).length).toBe(0);
   });
 });
