@@ -18,6 +18,9 @@ const BACKSLASH = 0x5c; // \
  * answers the depth question, and the parser judges the rest.
  */
 export function exceedsJsonDepth(text: string, max: number = MAX_JSON_DEPTH): boolean {
+  // Nesting never exceeds the number of opening brackets, which indexOf counts at native speed
+  // (60 against 450 ns for a WS request frame here): only text with more than `max` of them is walked.
+  if (openingBrackets(text, max) <= max) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -34,6 +37,14 @@ export function exceedsJsonDepth(text: string, max: number = MAX_JSON_DEPTH): bo
     }
   }
   return false;
+}
+
+/** How many `{` and `[` the text holds, counting no further than `max + 1`. */
+function openingBrackets(text: string, max: number): number {
+  let n = 0;
+  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) if (++n > max) return n;
+  for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) if (++n > max) return n;
+  return n;
 }
 
 export function jsonDepthMessage(max: number = MAX_JSON_DEPTH): string {
