@@ -9,7 +9,7 @@ export type { BodyOptions } from "./request-body.js";
 export type { ResponseBody } from "./response-body.js";
 export { parseRetryAfter, retryAfterFromBody } from "./retry-after.js";
 export { createScrubber, type Scrubber } from "./scrub.js";
-export { readSse, type ReadSseOptions, type SseEvent } from "./sse.js";
+export { readSse, readSseBatches, type ReadSseOptions, type SseBatches, type SseEvent } from "./sse.js";
 export {
   checkHost,
   createGuardedAgent,

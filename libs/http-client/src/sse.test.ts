@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HttpError } from "./http-error.js";
-import { readSse, type SseEvent } from "./sse.js";
+import { readSse, readSseBatches, type SseEvent } from "./sse.js";
 
 const encoder = new TextEncoder();
 
@@ -137,5 +137,27 @@ describe("readSse", () => {
     const err = await failure(body([encoder.encode("data: 1\n\n")], "stall"), 50);
     expect(err).toBeInstanceOf(HttpError);
     expect(err).toMatchObject({ retryable: true, message: expect.stringContaining("stalled") });
+  });
+});
+
+describe("readSseBatches", () => {
+  it("gives the events of each read together, the unterminated last one at the end, then undefined", async () => {
+    const reads = ["data: a\n\ndata: b\n\nda", "ta: c\n\n", ": only a comment\n", "data: d"].map((t) => encoder.encode(t));
+    const batches = readSseBatches(body(reads), { name: "test", idleMs: 5_000, signal: new AbortController().signal });
+    const got: string[][] = [];
+    for (let batch = await batches.next(); batch !== undefined; batch = await batches.next()) got.push(batch.map((e) => e.data));
+    expect(got).toEqual([["a", "b"], ["c"], [], [], ["d"]]);
+    expect(await batches.next()).toBeUndefined();
+  });
+
+  it("stops reading once closed", async () => {
+    const batches = readSseBatches(body([encoder.encode("data: a\n\n"), encoder.encode("data: b\n\n")]), {
+      name: "test",
+      idleMs: 5_000,
+      signal: new AbortController().signal,
+    });
+    expect((await batches.next())?.map((e) => e.data)).toEqual(["a"]);
+    batches.close();
+    expect(await batches.next()).toBeUndefined();
   });
 });

@@ -19,19 +19,31 @@ export interface ReadSseOptions {
 
 const DEFAULT_MAX_EVENT_CHARS = 4 * 1024 * 1024;
 
+/** An event stream read a network read at a time. */
+export interface SseBatches {
+  /**
+   * The events the next read completed (none when it ended no event), or undefined once the
+   * stream has ended; the last event is yielded even without its closing blank line.
+   */
+  next(): Promise<SseEvent[] | undefined>;
+  /** Stops reading and releases the connection (also done by the end or a failure). */
+  close(): void;
+}
+
 /**
  * Reads a text/event-stream body (a Node stream, a web ReadableStream or the client's response
  * body) as events, parsed by eventsource-parser: CRLF, LF and bare CR line endings, comments,
  * `id`/`retry` fields and a leading BOM as the WHATWG spec says. Events without data are not
- * yielded. A last event without its closing blank line is still yielded, since streams that end
- * right after their final event are common. A read error is a dropped stream and silence for
- * `idleMs` a stalled one, both retryable HttpErrors; the signal firing rethrows its reason.
+ * given. A read error is a dropped stream and silence for `idleMs` a stalled one, both retryable
+ * HttpErrors; the signal firing rethrows its reason. One promise per network read, however many
+ * events it carries: a reader that wants events one by one pays for each (readSse).
  */
-export async function* readSse(body: AsyncIterable<Uint8Array>, opts: ReadSseOptions): AsyncGenerator<SseEvent> {
+export function readSseBatches(body: AsyncIterable<Uint8Array>, opts: ReadSseOptions): SseBatches {
   const reader = body[Symbol.asyncIterator]();
   const decoder = new TextDecoder();
-  const ready: SseEvent[] = [];
+  let ready: SseEvent[] = [];
   let overflow: ParseError | undefined;
+  let open = true;
   const parser = createParser({
     onEvent: (e) => ready.push({ event: e.event ?? "message", data: e.data }),
     onError: (err) => {
@@ -39,31 +51,68 @@ export async function* readSse(body: AsyncIterable<Uint8Array>, opts: ReadSseOpt
     },
     maxBufferSize: opts.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS,
   });
-  // The events a read completed, taken out for yielding; plain yields of an array, since an async
-  // generator's `yield*` of a sync one wraps each event in promises of its own.
+  const reads = idleReader(reader, opts);
+  const close = () => {
+    if (!open) return;
+    open = false;
+    reads.close();
+    // Leaving early (done, an error, the consumer stopped) releases the connection.
+    reader.return?.()?.catch(() => undefined);
+  };
+  /** The events fed so far, taken out. */
   const parsed = (): SseEvent[] => {
     if (overflow)
       throw new HttpError(`${opts.name} stream sent an event over ${opts.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS} characters`, {
         kind: "too_large",
         retryable: false,
       });
-    return ready.splice(0);
+    const events = ready;
+    ready = [];
+    return events;
   };
-  const reads = idleReader(reader, opts);
-  try {
-    for (;;) {
-      const { done, value } = await reads.read();
-      if (done) break;
+  const onRead = ({ done, value }: IteratorResult<Uint8Array>): SseEvent[] => {
+    if (!done) {
       parser.feed(decoder.decode(value, { stream: true }));
-      for (const event of parsed()) yield event;
+      return parsed();
     }
     // Ends an unfinished last line, then the event it belongs to.
     parser.feed(`${decoder.decode()}\n\n`);
-    for (const event of parsed()) yield event;
+    const last = parsed();
+    close();
+    return last;
+  };
+  return {
+    next() {
+      if (!open) return Promise.resolve(undefined);
+      return reads.read().then(
+        (result) => {
+          try {
+            return onRead(result);
+          } catch (err) {
+            close();
+            throw err;
+          }
+        },
+        (err: unknown) => {
+          close();
+          throw err;
+        },
+      );
+    },
+    close,
+  };
+}
+
+/** readSseBatches one event at a time, for a reader that handles each on its own. */
+export async function* readSse(body: AsyncIterable<Uint8Array>, opts: ReadSseOptions): AsyncGenerator<SseEvent> {
+  const batches = readSseBatches(body, opts);
+  try {
+    for (let batch = await batches.next(); batch !== undefined; batch = await batches.next()) {
+      // Plain yields of an array: an async generator's `yield*` of a sync one wraps each event in promises of its own.
+      for (const event of batch) yield event;
+    }
   } finally {
-    reads.close();
-    // Leaving early (done, an error, the consumer stopped) releases the connection.
-    reader.return?.()?.catch(() => undefined);
+    batches.close();
   }
 }
 

@@ -1,33 +1,17 @@
-import { type HttpClient, readSse } from "@gw/http-client";
+import { type HttpClient, readSseBatches } from "@gw/http-client";
 import {
   type ChatMessage,
   type ModelChunk,
   type ModelProvider,
   type ModelRequest,
-  ProviderError,
   type Sampling,
-  type StopReason,
-  type ToolCall,
   type ToolChoice,
 } from "./model-provider.js";
 import { decoratedStream, openStream } from "./decorated-stream.js";
-import { asProviderError, type HttpProviderConfig, parseStreamEvent, providerClient } from "./provider-http.js";
+import { OpenAiStreamReader } from "./openai-stream.js";
+import { asProviderError, type HttpProviderConfig, providerClient } from "./provider-http.js";
+import { pulledStream } from "./pulled-stream.js";
 import { openAiReasoningEffort } from "./thinking.js";
-
-interface ToolCallDelta {
-  index: number;
-  id?: string;
-  function?: { name?: string; arguments?: string };
-}
-
-interface ChunkJson {
-  choices?: Array<{
-    delta?: { content?: string | null; reasoning_content?: string | null; tool_calls?: ToolCallDelta[] };
-    finish_reason?: string | null;
-  }>;
-  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
-  error?: { message?: string };
-}
 
 /** A user turn: plain text, or content parts with its images as `image_url` (a URL, or a data: URL of the bytes). */
 function userContent(m: Extract<ChatMessage, { role: "user" }>): unknown {
@@ -61,26 +45,6 @@ function toWireMessages(system: string, messages: ChatMessage[]): unknown[] {
   }
   return out;
 }
-
-function parseArguments(raw: string, name: string): Record<string, unknown> {
-  if (raw.trim() === "") return {};
-  try {
-    const value = JSON.parse(raw) as unknown;
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : { value };
-  } catch {
-    throw new ProviderError(`the model sent invalid JSON arguments for tool ${name}`, { retryable: false });
-  }
-}
-
-const STOP_REASONS: Record<string, StopReason> = {
-  stop: "stop",
-  length: "length",
-  tool_calls: "tool_calls",
-  function_call: "tool_calls",
-  content_filter: "content_filter",
-};
 
 /** The pass-through parameters under their chat-completions names; unset ones are left out. */
 export function openAiSampling(s: Sampling | undefined, hasTools: boolean): Record<string, unknown> {
@@ -154,45 +118,13 @@ export class OpenAiProvider implements ModelProvider {
     });
   }
 
-  private async *readStream(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-    const calls = new Map<number, { id: string; name: string; args: string }>();
-    let finished = false;
-    let stop: StopReason | undefined;
-    for await (const event of readSse(body, { name: this.config.name, idleMs: this.config.timeoutMs, signal })) {
-      if (event.data === "[DONE]") {
-        finished = true;
-        break;
-      }
-      const chunk = parseStreamEvent<ChunkJson>(event.data, this.config.name);
-      if (chunk.error) throw new ProviderError(`${this.config.name}: ${chunk.error.message}`, { retryable: true });
-      const choice = chunk.choices?.[0];
-      if (choice?.finish_reason) stop = STOP_REASONS[choice.finish_reason] ?? "stop";
-      if (choice?.delta?.reasoning_content) yield { type: "thinking" };
-      if (choice?.delta?.content) yield { type: "text", text: choice.delta.content };
-      for (const delta of choice?.delta?.tool_calls ?? []) {
-        const call = calls.get(delta.index) ?? { id: "", name: "", args: "" };
-        call.id ||= delta.id ?? "";
-        call.name ||= delta.function?.name ?? "";
-        call.args += delta.function?.arguments ?? "";
-        calls.set(delta.index, call);
-      }
-      if (chunk.usage)
-        yield {
-          type: "usage",
-          inputTokens: chunk.usage.prompt_tokens ?? 0,
-          outputTokens: chunk.usage.completion_tokens ?? 0,
-        };
-    }
-    if (!finished)
-      throw new ProviderError(`${this.config.name} stream ended before [DONE]`, { retryable: true });
-    for (const [index, call] of [...calls].sort(([a], [b]) => a - b)) {
-      const toolCall: ToolCall = {
-        id: call.id || `call_${index}`,
-        name: call.name,
-        input: parseArguments(call.args, call.name),
-      };
-      yield { type: "tool_call", call: toolCall };
-    }
-    if (stop !== undefined) yield { type: "stop", reason: stop };
+  /** The body's events, a network read at a time, into chunks: one plain iterator, no generator (pulled-stream.ts). */
+  private readStream(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncIterableIterator<ModelChunk> {
+    const events = readSseBatches(body, { name: this.config.name, idleMs: this.config.timeoutMs, signal });
+    const reader = new OpenAiStreamReader(this.config.name);
+    return pulledStream(
+      () => events.next().then((batch) => reader.read(batch)),
+      () => events.close(),
+    );
   }
 }
