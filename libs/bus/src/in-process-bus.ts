@@ -13,75 +13,8 @@ import type {
 } from "./bus.js";
 import { toCallerError } from "./reply.js";
 import { tracingEnabled } from "./spans.js";
-import { subjectMatches } from "./subject-match.js";
+import { SubjectRegistry } from "./subject-registry.js";
 import { currentTrace, runInTrace, startSpan, type TraceContext } from "./trace-context.js";
-
-interface Registration<H> {
-  pattern: string;
-  queue: string | undefined;
-  handler: H;
-}
-
-interface Resolved<H> {
-  plain: Registration<H>[];
-  groups: Array<{ queue: string; members: Registration<H>[] }>;
-}
-
-/** Resolved subjects kept at most; per-run event subjects are many and short-lived. */
-const RESOLVED_CACHE_LIMIT = 4_096;
-
-/**
- * Picks the registrations that receive one message: every plain subscriber and one
- * member (round robin) of each queue group, as NATS does. Which registrations match a
- * subject is computed once and cached until the registrations change: matching every
- * pattern on every request was the in-process bus's largest cost.
- */
-class Registry<H> {
-  private readonly entries = new Set<Registration<H>>();
-  private readonly cursor = new Map<string, number>();
-  private readonly resolved = new Map<string, Resolved<H>>();
-
-  add(entry: Registration<H>): Unsubscribe {
-    this.entries.add(entry);
-    this.resolved.clear();
-    return () => {
-      if (this.entries.delete(entry)) this.resolved.clear();
-    };
-  }
-
-  clear(): void {
-    this.entries.clear();
-    this.resolved.clear();
-  }
-
-  private resolve(subject: string): Resolved<H> {
-    const cached = this.resolved.get(subject);
-    if (cached !== undefined) return cached;
-    const plain: Registration<H>[] = [];
-    const groups = new Map<string, Registration<H>[]>();
-    for (const entry of this.entries) {
-      if (!subjectMatches(entry.pattern, subject)) continue;
-      if (entry.queue === undefined) plain.push(entry);
-      else groups.set(entry.queue, [...(groups.get(entry.queue) ?? []), entry]);
-    }
-    const result = { plain, groups: [...groups].map(([queue, members]) => ({ queue, members })) };
-    if (this.resolved.size >= RESOLVED_CACHE_LIMIT) this.resolved.clear();
-    this.resolved.set(subject, result);
-    return result;
-  }
-
-  targets(subject: string): Registration<H>[] {
-    const { plain, groups } = this.resolve(subject);
-    if (groups.length === 0) return plain;
-    const picked = [...plain];
-    for (const { queue, members } of groups) {
-      const next = (this.cursor.get(queue) ?? 0) % members.length;
-      this.cursor.set(queue, next + 1);
-      picked.push(members[next]!);
-    }
-    return picked;
-  }
-}
 
 /** A handler that reports each request's outcome; a synchronous answer stays synchronous. */
 function metered(handler: RequestHandler, method: string, observer: BusObserver): RequestHandler {
@@ -150,8 +83,8 @@ class Deliveries {
 
 /** The embedded-mode bus: same semantics as the NATS bus, without a network. */
 export class InProcessBus implements Bus {
-  private readonly handlers = new Registry<RequestHandler>();
-  private readonly subscribers = new Registry<MessageHandler>();
+  private readonly handlers = new SubjectRegistry<RequestHandler>();
+  private readonly subscribers = new SubjectRegistry<MessageHandler>();
   private readonly deliveries = new Deliveries();
   private readonly deadlines = new Deadlines();
   private closed = false;
