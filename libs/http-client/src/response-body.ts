@@ -22,13 +22,11 @@ export class ResponseBody implements AsyncIterable<Uint8Array> {
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     const inner = this.raw.iterator({ destroyOnReturn: false }) as AsyncIterator<Uint8Array>;
     return {
-      next: async () => {
-        try {
-          return await inner.next();
-        } catch (err) {
+      // One promise per read (a `then`), not an async function's two.
+      next: () =>
+        inner.next().then(undefined, (err: unknown) => {
           throw this.mapError(err);
-        }
-      },
+        }),
       return: async () => {
         await inner.return?.();
         this.release();
