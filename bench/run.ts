@@ -62,7 +62,11 @@ async function main(): Promise<void> {
   }, deadlineMs);
   deadline.unref();
 
-  if (!args.source) {
+  if (process.env.GW_BENCH_BUILD) {
+    // Another commit's build (`bench/ab.ts` makes them in its worktrees): this checkout's suites against it.
+    process.env.GW_SERVICE_BUILD = process.env.GW_BENCH_BUILD;
+    log(`gateway: the compiled build in ${process.env.GW_BENCH_BUILD} (GW_BENCH_BUILD)`);
+  } else if (!args.source) {
     // Production runs compiled JavaScript (no TypeScript loader): so does the gateway measured.
     const dir = join(ROOT, "bench", "results", "tmp", "dist");
     await buildServices(dir, ROOT);
