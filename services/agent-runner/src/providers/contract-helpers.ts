@@ -19,3 +19,14 @@ export async function expectNotJsonEventFailure(stream: AsyncIterable<ModelChunk
   expect((bad as Error).cause).toBeInstanceOf(SyntaxError);
   expect(runFailure(bad, new AbortController().signal)).toEqual({ code: "MODEL_ERROR", message });
 }
+
+/** Reads a stream to its end: what it gave, and the error it ended with, if any. */
+export async function drain<T>(stream: AsyncIterable<T>): Promise<{ got: T[]; error?: unknown }> {
+  const got: T[] = [];
+  try {
+    for await (const item of stream) got.push(item);
+    return { got };
+  } catch (error) {
+    return { got, error };
+  }
+}

@@ -2,6 +2,7 @@ import { createHook } from "node:async_hooks";
 import { describe, expect, it } from "vitest";
 import { decoratedStream, openStream, type StreamEnd } from "./decorated-stream.js";
 import type { ModelChunk } from "./model-provider.js";
+import { drain } from "./contract-helpers.js";
 
 const text = (t: string): ModelChunk => ({ type: "text", text: t });
 
@@ -42,15 +43,6 @@ function decorate(inner: () => AsyncIterable<ModelChunk>, extra: { raise?: (err:
   return { stream, chunks, ends, settled };
 }
 
-async function drain(stream: AsyncIterable<ModelChunk>): Promise<{ got: ModelChunk[]; error?: unknown }> {
-  const got: ModelChunk[] = [];
-  try {
-    for await (const c of stream) got.push(c);
-    return { got };
-  } catch (error) {
-    return { got, error };
-  }
-}
 
 describe("decoratedStream", () => {
   it("opens the inner stream on the first next(), hands every chunk on and ends once, as done", async () => {

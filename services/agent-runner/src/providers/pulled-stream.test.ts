@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type Pulled, pulledStream } from "./pulled-stream.js";
+import { drain } from "./contract-helpers.js";
 
 /** A stream over `batches` (one per pull), recording pulls and closes. */
 function over(batches: Array<Pulled<number> | Error>) {
@@ -15,15 +16,6 @@ function over(batches: Array<Pulled<number> | Error>) {
   return { seen, stream };
 }
 
-async function drain(stream: AsyncIterable<number>): Promise<{ got: number[]; error?: unknown }> {
-  const got: number[] = [];
-  try {
-    for await (const n of stream) got.push(n);
-    return { got };
-  } catch (error) {
-    return { got, error };
-  }
-}
 
 describe("pulledStream", () => {
   it("hands out every item in order, pulling only when the queue is empty, empty batches included", async () => {

@@ -4,6 +4,7 @@ import { type ModelChunk, type ModelProvider, type ModelRequest, ProviderError }
 import { OpenAiProvider } from "./openai-provider.js";
 import { retryDelayMs, type RetryPolicy } from "@gw/http-client";
 import { RetryingProvider } from "./retrying-provider.js";
+import { drain } from "./contract-helpers.js";
 
 const request = (message: string): ModelRequest => ({
   model: "m",
@@ -32,15 +33,6 @@ function scripted(steps: Step[]): ModelProvider & { calls: number } {
 const http = (status: number, retryAfterMs?: number) =>
   new ProviderError(`HTTP ${status}`, { status, retryable: status === 429 || status >= 500, retryAfterMs });
 
-async function drain(stream: AsyncIterable<ModelChunk>): Promise<{ chunks: ModelChunk[]; error?: unknown }> {
-  const chunks: ModelChunk[] = [];
-  try {
-    for await (const chunk of stream) chunks.push(chunk);
-    return { chunks };
-  } catch (error) {
-    return { chunks, error };
-  }
-}
 
 const NO_WAIT: RetryPolicy = { attempts: 3, baseDelayMs: 1, maxDelayMs: 1, random: () => 0 };
 
@@ -73,7 +65,7 @@ describe("RetryingProvider", () => {
     await vi.advanceTimersByTimeAsync(299);
     expect(inner.calls, "still waiting for Retry-After").toBe(1);
     await vi.advanceTimersByTimeAsync(1);
-    expect(await result).toEqual({ chunks: [{ type: "text", text: "ok" }] });
+    expect(await result).toEqual({ got: [{ type: "text", text: "ok" }] });
     expect(inner.calls).toBe(2);
   });
 
@@ -107,7 +99,7 @@ describe("RetryingProvider", () => {
   it("does not retry once a chunk has reached the caller", async () => {
     const dropped = new ProviderError("stream dropped", { retryable: true });
     const inner = scripted([{ text: "partial ", then: dropped }, { text: "again" }]);
-    const { chunks, error } = await drain(new RetryingProvider(inner, NO_WAIT).stream(request("x"), new AbortController().signal));
+    const { got: chunks, error } = await drain(new RetryingProvider(inner, NO_WAIT).stream(request("x"), new AbortController().signal));
     expect(chunks).toEqual([{ type: "text", text: "partial " }]);
     expect(error).toBe(dropped);
     expect(inner.calls).toBe(1);
@@ -149,7 +141,7 @@ describe("RetryingProvider over the OpenAI wire", () => {
     fake.requests.filter((r) => JSON.stringify(r.body.messages).includes(message)).length;
 
   it("answers after a 429 with retry-after: 0", async () => {
-    const { chunks, error } = await drain(provider().stream(request("fail429 once"), new AbortController().signal));
+    const { got: chunks, error } = await drain(provider().stream(request("fail429 once"), new AbortController().signal));
     expect(error).toBeUndefined();
     expect(chunks.some((c) => c.type === "text")).toBe(true);
     expect(attempts("fail429 once")).toBe(2);
@@ -162,7 +154,7 @@ describe("RetryingProvider over the OpenAI wire", () => {
   });
 
   it("does not replay a turn whose stream dropped after the first chunk", async () => {
-    const { chunks, error } = await drain(provider().stream(request("drop midway"), new AbortController().signal));
+    const { got: chunks, error } = await drain(provider().stream(request("drop midway"), new AbortController().signal));
     expect(chunks).toEqual([{ type: "text", text: "partial " }]);
     expect(error).toMatchObject({ name: "ProviderError" });
     expect(attempts("drop midway")).toBe(1);
