@@ -214,15 +214,12 @@ export class FileSessionRepository implements SessionRepository {
 
   /** The hot read: not `async`, so a cached tail costs two promises rather than five. */
   preview(key: string, limit: number): Promise<{ meta: SessionMeta; entries: StoredEntry[] } | null> {
-    let meta: SessionMeta | null;
     try {
-      meta = this.metaOf(key);
+      const meta = this.metaOf(key);
+      return meta === null ? Promise.resolve(null) : this.tail(meta, limit).then((entries) => ({ meta, entries }));
     } catch (err) {
       return Promise.reject(err);
     }
-    if (meta === null) return Promise.resolve(null);
-    const found = meta;
-    return this.tail(found, limit).then((entries) => ({ meta: found, entries }));
   }
 
   branch(meta: SessionMeta): Promise<{ entries: StoredEntry[]; tip: Tip }> {
