@@ -89,4 +89,21 @@ describe("Deadlines", () => {
     expect(fired).toEqual(["first", "again"]);
     expect(deadlines.waiting).toBe(0);
   });
+
+  it("keeps no lane for a timeout length nothing waits on any more", () => {
+    const deadlines = new Deadlines();
+    const lanes = () => (deadlines as unknown as { lanes: Map<number, unknown> }).lanes.size;
+    // Timeouts computed from a caller's deadline come in many lengths.
+    const waiting = Array.from({ length: 100 }, (_, i) => deadlines.start(1_000 + i, () => undefined));
+    expect(lanes()).toBe(100);
+    for (const deadline of waiting.slice(0, 50)) deadline.cancel();
+    expect(lanes()).toBe(50);
+    vi.advanceTimersByTime(2_000);
+    expect(lanes()).toBe(0);
+    expect(deadlines.waiting).toBe(0);
+    const fired: number[] = [];
+    deadlines.start(1_000, () => fired.push(1));
+    vi.advanceTimersByTime(1_000);
+    expect(fired).toEqual([1]);
+  });
 });

@@ -14,7 +14,8 @@ export class Deadlines {
   start(ms: number, expire: () => void): Deadline {
     let lane = this.lanes.get(ms);
     if (lane === undefined) {
-      lane = new Lane();
+      // A lane goes once nothing waits in it: timeouts computed from a deadline are many lengths.
+      lane = new Lane(() => this.lanes.delete(ms));
       this.lanes.set(ms, lane);
     }
     return lane.add(Date.now() + ms, expire);
@@ -52,6 +53,8 @@ class Lane {
   private timer: NodeJS.Timeout | undefined;
   live = 0;
 
+  constructor(private readonly onEmpty: () => void) {}
+
   add(at: number, expire: () => void): Deadline {
     const deadline = new Deadline(this, at, expire);
     this.entries.push(deadline);
@@ -67,6 +70,7 @@ class Lane {
       this.timer = undefined;
       this.entries = [];
       this.head = 0;
+      this.onEmpty();
       return;
     }
     // Answered in order (the usual case): the head moves past what is done.
@@ -103,6 +107,7 @@ class Lane {
     if (this.live === 0) {
       this.entries = [];
       this.head = 0;
+      this.onEmpty();
     } else this.arm(this.entries[this.head]!.at);
     for (const expire of due) expire();
   }
