@@ -106,4 +106,37 @@ describe("Deadlines", () => {
     vi.advanceTimersByTime(1_000);
     expect(fired).toEqual([1]);
   });
+
+  it("fires every deadline not cancelled exactly once, on time, under random starts, cancels and clock steps", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const deadlines = new Deadlines();
+    const open: Array<{ id: number; at: number; handle: ReturnType<Deadlines["start"]> }> = [];
+    const fired = new Map<number, number>();
+    const cancelled = new Set<number>();
+    const offTime: number[] = [];
+    for (let id = 0; id < 5_000; id++) {
+      const ms = [10, 50, 1_000][Math.floor(random() * 3)]!;
+      const at = Date.now() + ms;
+      const expire = () => {
+        fired.set(id, (fired.get(id) ?? 0) + 1);
+        if (Date.now() < at || Date.now() > at + 1) offTime.push(id);
+      };
+      open.push({ id, at, handle: deadlines.start(ms, expire) });
+      if (random() < 0.6 && open.length > 0) {
+        const [victim] = open.splice(Math.floor(random() * open.length), 1);
+        if (!fired.has(victim!.id)) cancelled.add(victim!.id);
+        victim!.handle.cancel();
+      }
+      if (random() < 0.3) vi.advanceTimersByTime(Math.floor(random() * 20));
+    }
+    vi.advanceTimersByTime(2_000);
+    expect(offTime).toEqual([]);
+    for (let id = 0; id < 5_000; id++) {
+      if (cancelled.has(id)) expect(fired.has(id), `cancelled ${id} fired`).toBe(false);
+      else expect(fired.get(id), `deadline ${id}`).toBe(1);
+    }
+    expect(deadlines.waiting).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });
