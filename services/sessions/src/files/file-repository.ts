@@ -1,5 +1,4 @@
 import { rm, unlink } from "node:fs/promises";
-import { setImmediate as nextTurn } from "node:timers/promises";
 import { join } from "node:path";
 import { GatewayError } from "@gw/contracts";
 import { fsyncDir, KeyedMutex, writeFileAtomic } from "@gw/store";
@@ -13,7 +12,7 @@ import { WriteTracker } from "./write-tracker.js";
 import { appendRecord, readBranch, readTail, writeNewLog } from "./session-log.js";
 import { withHistory } from "../storage/meta-update.js";
 import { type Batch, EMPTY_TIP, type SessionMeta, type StoredEntry, sameTip, type Tip, tipOf } from "../model.js";
-import { MemorySessionIndex } from "../list-index/memory-session-index.js";
+import { FileListIndex } from "./file-list-index.js";
 import type { PageQuery, SessionPage } from "../list-index/session-index.js";
 import type { NewSession, SessionRepository } from "../repository.js";
 import { TailCache, type TailCacheLimits } from "../storage/tail-cache.js";
@@ -22,9 +21,6 @@ export type { StoreLoad } from "./file-load.js";
 
 /** Rewriting the metadata on every append would triple the fsyncs; the log's tail is the truth. */
 const CHECKPOINT_EVERY = 256;
-
-/** Sessions put in the list index between two turns of the event loop while it is filled at start. */
-const INDEX_FILL_CHUNK = 4096;
 
 const gone = (key: string) => new GatewayError("NOT_FOUND", `unknown session: ${key}`);
 
@@ -36,15 +32,12 @@ const gone = (key: string) => new GatewayError("NOT_FOUND", `unknown session: ${
 export class FileSessionRepository implements SessionRepository {
   private readonly slots = new Map<string, Slot>();
   private readonly locks = new KeyedMutex();
-  /** The list index; every metadata change goes in with the next value of `indexVersion`. */
-  private readonly index = new MemorySessionIndex();
-  private indexVersion = 0;
+  /** The list index (file-list-index.ts). */
+  private readonly index = new FileListIndex();
   /** Writes under way: `close` waits for them, and writes no snapshot if one may have left stray files. */
   private readonly writes = new WriteTracker();
   /** Set by `close`: from then on the store refuses new work. */
   private closing: Promise<void> | undefined;
-  /** Settles once the sessions loaded at start are in the list index. */
-  private listed: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly dir: string,
@@ -64,24 +57,8 @@ export class FileSessionRepository implements SessionRepository {
     opts.onLoaded?.(load);
     const repo = new FileSessionRepository(dir, new TailCache(opts.cache));
     for (const slot of slots) repo.slots.set(slot.meta.key, slot);
-    repo.listed = repo.fillIndex(slots);
+    repo.index.fill(slots, (slot) => repo.slots.get(slot.meta.key) === slot);
     return repo;
-  }
-
-  /**
-   * Puts the sessions loaded at start in the list index a few thousand at a time, other work
-   * running in between: the store serves at once and only `listPage` waits for the index (half a
-   * second at 100,000 sessions). A session written meanwhile goes in with the write and again here
-   * as it is now; one deleted meanwhile stays out.
-   */
-  private async fillIndex(slots: Slot[]): Promise<void> {
-    for (let i = 0; i < slots.length; i += INDEX_FILL_CHUNK) {
-      await nextTurn();
-      for (let j = i; j < Math.min(i + INDEX_FILL_CHUNK, slots.length); j++) {
-        const slot = slots[j]!;
-        if (this.slots.get(slot.meta.key) === slot) this.indexed(slot);
-      }
-    }
   }
 
   async getMeta(key: string): Promise<SessionMeta | null> {
@@ -103,7 +80,7 @@ export class FileSessionRepository implements SessionRepository {
       const slot: Slot = { meta, log, checkpoint: 0, base, size: 0, tip: EMPTY_TIP, sinceCheckpoint: 0, version: 0 };
       await this.writeMeta(slot);
       this.slots.set(meta.key, slot);
-      this.indexed(slot);
+      this.index.put(slot);
       return { meta: { ...meta }, created: true };
     });
   }
@@ -117,14 +94,13 @@ export class FileSessionRepository implements SessionRepository {
       if (next === undefined) return { before, after: before };
       slot.meta = { ...next };
       await this.writeMeta(slot);
-      this.indexed(slot);
+      this.index.put(slot);
       return { before, after: { ...next } };
     });
   }
 
   async listPage(query: PageQuery): Promise<SessionPage> {
     this.assertOpen();
-    await this.listed;
     return this.index.page(query);
   }
 
@@ -144,7 +120,7 @@ export class FileSessionRepository implements SessionRepository {
       if (this.slots.has(session.meta.key)) return;
       const slot = await writeImported(this.dir, session);
       this.slots.set(session.meta.key, slot);
-      this.indexed(slot);
+      this.index.put(slot);
       created++;
     };
     await Promise.all(
@@ -170,7 +146,7 @@ export class FileSessionRepository implements SessionRepository {
       slot.tip = tipOf(batch, slot.meta.gen);
       this.advance(slot, batch);
       slot.meta = withHistory(slot.meta, slot.tip, batch.at);
-      this.indexed(slot);
+      this.index.put(slot);
       if (++slot.sinceCheckpoint >= CHECKPOINT_EVERY) await this.writeMeta(slot);
       return { batch, meta: { ...slot.meta } };
     });
@@ -188,7 +164,7 @@ export class FileSessionRepository implements SessionRepository {
       slot.meta = withHistory(slot.meta, slot.tip, batch.at);
       // The metadata file names the live log: renaming it in is the commit point of the swap.
       await this.writeMeta(slot);
-      this.indexed(slot);
+      this.index.put(slot);
       // Only now may lock-free previews see the new history (see `tail`).
       this.advance(slot, batch);
       await rm(join(this.dir, oldLog), { force: true });
@@ -238,7 +214,7 @@ export class FileSessionRepository implements SessionRepository {
       await unlink(join(this.dir, `${slot.base}${META_SUFFIX}`));
       await fsyncDir(this.dir);
       this.slots.delete(key);
-      await this.index.remove(key, ++this.indexVersion);
+      await this.index.remove(key);
       this.tails.forget(key);
       await rm(join(this.dir, slot.log), { force: true });
       return true;
@@ -267,11 +243,6 @@ export class FileSessionRepository implements SessionRepository {
     const slot = this.slots.get(meta.key);
     if (!slot || slot.meta.gen !== meta.gen) throw gone(meta.key);
     return slot;
-  }
-
-  /** The slot's metadata changed: the list index follows in the same tick. */
-  private indexed(slot: Slot): void {
-    this.index.putNow(slot.meta, ++this.indexVersion);
   }
 
   /** A write to the history completed: a new version, and the cached tail moves along with it. */
