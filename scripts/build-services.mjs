@@ -21,12 +21,31 @@ export function serviceEntryPoints(root = ".") {
 }
 
 /**
- * Packages a workspace needs in a version other than the one npm hoists to the root
- * node_modules (the image's only one, its workspaces' own folders are not copied): they are
- * inlined from the workspace's node_modules. commander 14 for the gateway CLI, where the root
- * holds a dev tool's commander 2.
+ * Packages inlined into the bundle rather than loaded from node_modules:
+ * - commander 14 for the gateway CLI: a workspace needs it in a version other than the one npm
+ *   hoists to the root node_modules (the image's only one), where a dev tool's commander 2 sits.
+ * - zod: loaded from node_modules, its `z` namespace imports every one of its 48 locales'
+ *   messages (half a megabyte of source each process keeps); inlined, `zodWithoutLocales`
+ *   leaves them out (docs/decisions.md, Runtime).
  */
-const INLINED = new Set(["commander"]);
+const INLINED = new Set(["commander", "zod"]);
+
+/**
+ * zod's `z.locales` (the translations of its error messages into other languages) as an empty
+ * namespace: the gateway's messages are English, which zod registers from `locales/en.js` on
+ * its own. The MCP SDK, loaded only when an agent has MCP servers, brings its own zod.
+ */
+function zodWithoutLocales() {
+  return {
+    name: "zod-without-locales",
+    setup(b) {
+      b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+        /node_modules[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer) ? { path: args.path, namespace: "zod-no-locales" } : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: "zod-no-locales" }, () => ({ contents: "export {};", loader: "js" }));
+    },
+  };
+}
 
 /** The package a bare specifier names: `@scope/name` or `name`. */
 function packageOf(specifier) {
@@ -109,7 +128,7 @@ export async function buildServices(outdir = "dist", root = ".") {
     target: "node20.19",
     sourcemap: true,
     logLevel: "warning",
-    plugins: [packagesPlugin(root)],
+    plugins: [zodWithoutLocales(), packagesPlugin(root)],
     banner: { js: REQUIRE_BANNER },
   });
   return Object.keys(entryPoints).map((name) => join(outdir, `${name}.js`));

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { envForConfig } from "@gw/testing";
@@ -59,8 +59,26 @@ describe("scripts/build-services.mjs", () => {
       expect(edge, name).toContain(`require(${JSON.stringify(name)})`);
       expect(edge, name).not.toMatch(new RegExp(`from\\s*"${name}"`));
     }
-    // An ES module package (zod) stays an import.
-    expect(edge).toMatch(/from\s*"zod"/);
+    // An ES module package stays an import.
+    expect(edge).toMatch(/from\s*"@bufbuild\/protobuf/);
+  });
+
+  it("inlines zod without its translations, and its messages stay English", async () => {
+    const everything = readdirSync(join(outdir, "chunks"))
+      .map((file) => readFileSync(join(outdir, "chunks", file), "utf8"))
+      .join("");
+    const edge = startupCode(join(outdir, "edge.js"));
+    expect(edge).not.toMatch(/from\s*"zod/);
+    expect(edge.includes(moduleMark("node_modules/zod/v4/classic/schemas.js"))).toBe(true);
+    expect(everything.includes(moduleMark("node_modules/zod/v4/locales/en.js"))).toBe(true);
+    for (const locale of ["de", "fr", "ja", "zh-CN"]) expect(everything.includes(moduleMark(`node_modules/zod/v4/locales/${locale}.js`)), locale).toBe(false);
+    const bad = join(outdir, "bad.json5");
+    writeFileSync(bad, '{ gateway: { port: "x" } }\n');
+    const check = await run(process.execPath, [join(outdir, "gateway.js"), "config", "check", "--config", bad], { cwd: repoRoot }).then(
+      () => ({ stderr: "" }),
+      (err: { stderr: string }) => err,
+    );
+    expect(check.stderr).toContain("gateway.port: Invalid input: expected number, received string");
   });
 
   it("leaves out of an edge's start what it loads on first use: the web chat page, the trace exporter, the OpenAI bodies' schemas", () => {
