@@ -1,6 +1,7 @@
 import { runInTrace, startSpan, type TraceContext } from "@gw/bus";
 import type { RunRequest } from "@gw/contracts";
 import { Admission } from "./admission.js";
+import { runStarts } from "./run-starts.js";
 
 /**
  * The run dispatch port. Edges submit; runners consume, each holding at most
@@ -117,13 +118,17 @@ export function runInSlot(
     hooks.taken?.();
   };
   slots.take();
-  // The run continues the trace of the request that submitted it: its log lines carry that
-  // request's id, on whichever runner it lands.
-  void runInTrace(startSpan(hooks.trace), () => handler(request, taken))
-    .catch(() => undefined)
-    .finally(() => {
-      taken();
-      slots.release();
-      hooks.released?.();
-    });
+  // A burst of runs starts over several turns of the event loop (run-starts.ts); the slot is
+  // held from now, so the consumer asks for no more than it can hold meanwhile.
+  runStarts.start(() => {
+    // The run continues the trace of the request that submitted it: its log lines carry that
+    // request's id, on whichever runner it lands.
+    void runInTrace(startSpan(hooks.trace), () => handler(request, taken))
+      .catch(() => undefined)
+      .finally(() => {
+        taken();
+        slots.release();
+        hooks.released?.();
+      });
+  });
 }
