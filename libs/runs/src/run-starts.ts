@@ -15,7 +15,6 @@ export const STARTS_PER_TURN = 16;
  */
 export class RunStarts {
   private readonly waiting: Array<() => void> = [];
-  private head = 0;
   /** Starts since the last turn began. */
   private used = 0;
   private armed = false;
@@ -24,7 +23,7 @@ export class RunStarts {
 
   /** Runs `start` now if this turn has room and nothing waits before it; else in a later turn. */
   start(start: () => void): void {
-    if (this.head === this.waiting.length && this.used < this.perTurn) {
+    if (this.waiting.length === 0 && this.used < this.perTurn) {
       this.used++;
       this.arm();
       start();
@@ -36,7 +35,7 @@ export class RunStarts {
 
   /** Starts not yet made. */
   get pending(): number {
-    return this.waiting.length - this.head;
+    return this.waiting.length;
   }
 
   private arm(): void {
@@ -48,22 +47,14 @@ export class RunStarts {
   private readonly nextTurn = (): void => {
     this.armed = false;
     this.used = 0;
-    while (this.head < this.waiting.length && this.used < this.perTurn) {
-      const start = this.waiting[this.head]!;
-      this.waiting[this.head++] = noop;
+    while (this.waiting.length > 0 && this.used < this.perTurn) {
       this.used++;
-      start();
-    }
-    if (this.head === this.waiting.length) {
-      this.waiting.length = 0;
-      this.head = 0;
+      this.waiting.shift()!();
     }
     // Starts made in this turn count against it until the next turn begins.
     if (this.used > 0) this.arm();
   };
 }
-
-const noop = () => undefined;
 
 /** The process's pacer, shared by every run consumer in it. */
 export const runStarts = new RunStarts();
